@@ -1,0 +1,105 @@
+/**
+ * A browser for one job: a local Chromium it starts itself, or a running Chrome it attaches to
+ * (`--browser-url`), with one tab. Closing is idempotent and `await using`-safe.
+ *
+ * @module
+ */
+import { CdpConnection } from "./cdp_connection.ts";
+import { ChromiumProcess } from "./chromium_process.ts";
+import { Tab } from "./tab.ts";
+
+/** How to get a browser. */
+export interface BrowserOptions {
+  /** Attach to this DevTools WebSocket address instead of starting Chromium. */
+  browserUrl?: string;
+  /** The Chromium executable to start (when not attaching). */
+  executable: () => string;
+  headless: boolean;
+  /** Deadline for starting Chromium and connecting to it. */
+  startTimeoutMs: number;
+  /** Told about every JavaScript dialog the page opened and the job dismissed. */
+  onDialog: (message: string) => void;
+}
+
+/** Grace period for Chromium to exit after `Browser.close` before it is killed. */
+const CLOSE_GRACE_MS = 3_000;
+
+/** A connected browser with the job's tab. */
+export class Browser implements AsyncDisposable {
+  readonly #process: ChromiumProcess | undefined;
+  readonly #connection: CdpConnection;
+  /** The tab the job works in; one per browser, reused for every row. */
+  readonly tab: Tab;
+  #closed: Promise<void> | undefined;
+
+  private constructor(process: ChromiumProcess | undefined, connection: CdpConnection, tab: Tab) {
+    this.#process = process;
+    this.#connection = connection;
+    this.tab = tab;
+  }
+
+  /**
+   * Starts Chromium (or attaches to `browserUrl`) and opens the job's tab.
+   *
+   * @throws {BrowserLaunchError} when the browser cannot be found, started or reached.
+   */
+  static async start(options: BrowserOptions): Promise<Browser> {
+    const process = options.browserUrl === undefined
+      ? await ChromiumProcess.launch({
+        executable: options.executable(),
+        headless: options.headless,
+        startTimeoutMs: options.startTimeoutMs,
+      })
+      : undefined;
+    try {
+      const endpoint = options.browserUrl ?? await process!.endpoint;
+      const connection = await CdpConnection.connect(endpoint, options.startTimeoutMs);
+      process?.status.then((status) => {
+        const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
+        connection.markGone(`the browser process ${how}; its last output: ${process.stderrTail() || "none"}`);
+      });
+      try {
+        return new Browser(process, connection, await Tab.open(connection, options.onDialog));
+      } catch (error) {
+        await connection.close();
+        throw error;
+      }
+    } catch (error) {
+      await process?.close();
+      throw error;
+    }
+  }
+
+  /** Why the browser can no longer be used, or undefined while it works. */
+  get goneReason(): string | undefined {
+    return this.#connection.goneReason;
+  }
+
+  /** Process id of a browser this job started (undefined when attached). */
+  get pid(): number | undefined {
+    return this.#process?.pid;
+  }
+
+  /**
+   * Closes the browser this job started (or, when attached, only the job's tab), kills what is left and
+   * removes its temporary folder. Safe to call many times and on every path.
+   */
+  close(): Promise<void> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<void> {
+    if (this.#process === undefined) {
+      if (this.goneReason === undefined) await this.tab.close();
+    } else if (this.goneReason === undefined) {
+      await this.#connection.send("Browser.close", {}, CLOSE_GRACE_MS).catch(() => {});
+    }
+    await this.#connection.close();
+    await this.#process?.close(CLOSE_GRACE_MS);
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The DevTools connection: chrome-remote-interface with a deadline on every call, and a "gone" signal
+ * that fails every pending call at once when the socket closes or the page's renderer crashes.
+ *
+ * @module
+ */
+import CDP from "chrome-remote-interface";
+import { withDeadline } from "./deadline.ts";
+import { BrowserGoneError, BrowserLaunchError, errorText } from "./errors.ts";
+
+/** The part of chrome-remote-interface's client that capture-jobs uses (the package ships no types). */
+interface CriClient {
+  send(method: string, params?: object, sessionId?: string): Promise<unknown>;
+  on(event: string, handler: (params: unknown, sessionId?: string) => void): void;
+  removeListener(event: string, handler: (params: unknown, sessionId?: string) => void): void;
+  close(): Promise<void>;
+}
+
+/** Any CDP result or event payload: the protocol's shapes are checked where they are read. */
+// deno-lint-ignore no-explicit-any
+export type CdpResult = any;
+
+/** A waiter for one event, created before the command that triggers it. */
+export interface EventWaiter<T> {
+  /** Settles with the event's params, or rejects on deadline or when the connection is gone. */
+  readonly promise: Promise<T>;
+  /** Stops listening and clears the deadline; do not await the promise after this. */
+  cancel(): void;
+}
+
+/**
+ * One WebSocket connection to a browser. Commands go to the browser itself or, with a session id, to
+ * one attached target (flat sessions).
+ */
+export class CdpConnection {
+  readonly #client: CriClient;
+  readonly #gone = Promise.withResolvers<never>();
+  #goneReason: string | undefined;
+
+  private constructor(client: CriClient) {
+    this.#client = client;
+    this.#gone.promise.catch(() => {});
+    client.on("disconnect", () => this.markGone("the browser closed its DevTools connection"));
+  }
+
+  /** Connects to a browser's DevTools WebSocket address (`ws://127.0.0.1:PORT/devtools/browser/…`). */
+  static async connect(endpoint: string, timeoutMs: number): Promise<CdpConnection> {
+    try {
+      // local: use the bundled protocol description instead of fetching it from the browser.
+      const client = await withDeadline(
+        CDP({ target: endpoint, local: true }) as Promise<CriClient>,
+        timeoutMs,
+        `Connecting to DevTools at ${endpoint}`,
+      );
+      return new CdpConnection(client);
+    } catch (error) {
+      throw new BrowserLaunchError(`Cannot connect to the browser at ${endpoint}: ${errorText(error)}`);
+    }
+  }
+
+  /** Why the connection is unusable, or undefined while it works. */
+  get goneReason(): string | undefined {
+    return this.#goneReason;
+  }
+
+  /** Fails every pending and future call with {@linkcode BrowserGoneError}. The first reason wins. */
+  markGone(reason: string): void {
+    if (this.#goneReason !== undefined) return;
+    this.#goneReason = reason;
+    this.#gone.reject(new BrowserGoneError(reason));
+  }
+
+  /**
+   * Sends one command with a deadline. `label` names the call in a timeout message.
+   *
+   * @throws {CdpTimeoutError} past the deadline; {@linkcode BrowserGoneError} when the browser is gone;
+   * the protocol's own error otherwise.
+   */
+  send(
+    method: string,
+    params: object,
+    timeoutMs: number,
+    sessionId?: string,
+    label = method,
+  ): Promise<CdpResult> {
+    if (this.#goneReason !== undefined) return Promise.reject(new BrowserGoneError(this.#goneReason));
+    const sent = this.#client.send(method, params, sessionId);
+    sent.catch(() => {});
+    return withDeadline(Promise.race([sent, this.#gone.promise]), timeoutMs, label);
+  }
+
+  /** Calls `handler` for every `method` event (of `sessionId` when given) until the returned function is called. */
+  on(method: string, handler: (params: CdpResult) => void, sessionId?: string): () => void {
+    const event = sessionId ? `${method}.${sessionId}` : method;
+    const listener = (params: unknown) => handler(params);
+    this.#client.on(event, listener);
+    return () => this.#client.removeListener(event, listener);
+  }
+
+  /**
+   * Starts waiting for the next `method` event now, so an event fired by a command sent afterwards is
+   * never missed.
+   */
+  waitFor<T = CdpResult>(method: string, timeoutMs: number, sessionId?: string): EventWaiter<T> {
+    const fired = Promise.withResolvers<T>();
+    const off = this.on(method, (params) => fired.resolve(params as T), sessionId);
+    const promise = withDeadline(
+      Promise.race([fired.promise, this.#gone.promise]),
+      timeoutMs,
+      `Waiting for ${method}`,
+    )
+      .finally(off);
+    promise.catch(() => {});
+    // Cancelling settles the wait at once, so its deadline timer is cleared too.
+    return { promise, cancel: () => fired.resolve(undefined as T) };
+  }
+
+  /** Closes the socket; pending calls fail. Idempotent. */
+  async close(): Promise<void> {
+    this.markGone("the DevTools connection was closed");
+    try {
+      await this.#client.close();
+    } catch { /* already closed */ }
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Starting and stopping a local Chromium process: its own process group, tied to the job's life, its
+ * stderr drained for its whole life with the last lines kept for error messages.
+ *
+ * @module
+ */
+import { chromiumFlags } from "./chromium_flags.ts";
+import { BrowserLaunchError } from "./errors.ts";
+import { withDeadline } from "./deadline.ts";
+import {
+  createRunFolder,
+  parentFolder,
+  removeRunFolder,
+  type RunFolder,
+  sweepStaleRunFolders,
+} from "./run_folder.ts";
+
+/** How a local Chromium is started. */
+export interface ChromiumLaunchOptions {
+  executable: string;
+  headless: boolean;
+  /** How long Chromium may take to print its DevTools address. */
+  startTimeoutMs: number;
+}
+
+const DEVTOOLS_LINE = /^DevTools listening on (ws:\/\/\S+)/;
+const STDERR_LINES_KEPT = 20;
+/** Ties the browser to the job: the kernel kills it when the job process dies, even by SIGKILL. */
+const PARENT_DEATH_WRAPPER = "/usr/bin/setpriv";
+
+/** A running Chromium process. `close()` is idempotent and always leaves nothing behind. */
+export class ChromiumProcess {
+  readonly #child: Deno.ChildProcess;
+  readonly #folder: RunFolder;
+  readonly #stderrTail: string[] = [];
+  readonly #drained: Promise<void>;
+  #closed: Promise<void> | undefined;
+  /** The DevTools WebSocket address of the browser. */
+  readonly endpoint: Promise<string>;
+  /** Resolves with the exit status once the process has exited. */
+  readonly status: Promise<Deno.CommandStatus>;
+
+  private constructor(child: Deno.ChildProcess, folder: RunFolder) {
+    this.#child = child;
+    this.#folder = folder;
+    this.status = child.status;
+    const found = Promise.withResolvers<string>();
+    this.endpoint = found.promise;
+    this.#drained = this.#drainStderr(found.resolve);
+    this.status.then((status) => found.reject(this.#exitError(status)));
+    found.promise.catch(() => {});
+  }
+
+  /** Process id of the browser (also its process group id). */
+  get pid(): number {
+    return this.#child.pid;
+  }
+
+  /** The last lines Chromium wrote to stderr, for error messages. */
+  stderrTail(): string {
+    return this.#stderrTail.join(" | ");
+  }
+
+  /**
+   * Starts Chromium in a fresh run folder, waits for its DevTools address, and sweeps the folders of
+   * earlier runs that were killed before they could clean up.
+   *
+   * @throws {BrowserLaunchError} when it cannot be started or does not answer in time.
+   */
+  static async launch(options: ChromiumLaunchOptions): Promise<ChromiumProcess> {
+    const folder = await createRunFolder();
+    await sweepStaleRunFolders(parentFolder(folder.path));
+    const flags = chromiumFlags({
+      userDataDir: folder.profile,
+      headless: options.headless,
+      runningAsRoot: isRoot(),
+    });
+    const [command, args] = withParentDeathSignal(options.executable, flags);
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(command, {
+        args,
+        env: { TMPDIR: folder.tmp, HOME: folder.home },
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+        // Its own process group, so the whole browser tree can be signalled at once.
+        detached: true,
+      }).spawn();
+    } catch (error) {
+      await removeRunFolder(folder.path);
+      throw new BrowserLaunchError(`Cannot start ${options.executable}: ${(error as Error).message}`);
+    }
+    const browser = new ChromiumProcess(child, folder);
+    try {
+      await withDeadline(
+        browser.endpoint,
+        options.startTimeoutMs,
+        "Chromium start (waiting for its DevTools address)",
+        (message) => new BrowserLaunchError(message + browser.#tailSuffix()),
+      );
+    } catch (error) {
+      await browser.close();
+      throw error;
+    }
+    return browser;
+  }
+
+  /**
+   * Stops the browser: a grace period for a clean exit (after `Browser.close` was sent by the caller),
+   * then SIGKILL of the whole process group, then removal of the run folder. Safe to call many times.
+   */
+  close(graceMs = 0): Promise<void> {
+    this.#closed ??= this.#stop(graceMs);
+    return this.#closed;
+  }
+
+  async #stop(graceMs: number): Promise<void> {
+    const exitedInTime = await withDeadline(this.status, graceMs, "exit").then(() => true, () => false);
+    if (!exitedInTime) {
+      try {
+        this.#child.kill("SIGKILL");
+      } catch { /* already gone */ }
+    }
+    await this.status;
+    await killProcessGroup(this.pid);
+    await this.#drained;
+    await removeRunFolder(this.#folder.path);
+  }
+
+  async #drainStderr(onEndpoint: (url: string) => void): Promise<void> {
+    let pending = "";
+    try {
+      for await (const chunk of this.#child.stderr.pipeThrough(new TextDecoderStream())) {
+        const lines = (pending + chunk).split("\n");
+        pending = lines.pop() ?? "";
+        for (const line of lines) this.#keepLine(line, onEndpoint);
+      }
+    } catch { /* the pipe closes when the process dies */ }
+    if (pending) this.#keepLine(pending, onEndpoint);
+  }
+
+  #keepLine(line: string, onEndpoint: (url: string) => void): void {
+    const trimmed = line.trim();
+    if (!trimmed) return;
+    const match = DEVTOOLS_LINE.exec(trimmed);
+    if (match?.[1]) onEndpoint(match[1]);
+    this.#stderrTail.push(trimmed);
+    if (this.#stderrTail.length > STDERR_LINES_KEPT) this.#stderrTail.shift();
+  }
+
+  #exitError(status: Deno.CommandStatus): BrowserLaunchError {
+    const how = status.signal ? `signal ${status.signal}` : `code ${status.code}`;
+    return new BrowserLaunchError(`Chromium exited (${how}) before it was ready${this.#tailSuffix()}`);
+  }
+
+  #tailSuffix(): string {
+    const tail = this.stderrTail();
+    return tail ? `; its last output: ${tail}` : "";
+  }
+}
+
+function withParentDeathSignal(executable: string, flags: string[]): [string, string[]] {
+  if (Deno.build.os !== "linux" || !exists(PARENT_DEATH_WRAPPER)) return [executable, flags];
+  return [PARENT_DEATH_WRAPPER, ["--pdeathsig", "SIGKILL", "--", executable, ...flags]];
+}
+
+/** Kills whatever is left in the browser's process group (renderers, zygotes). */
+async function killProcessGroup(pgid: number): Promise<void> {
+  if (Deno.build.os === "windows") return;
+  try {
+    // `Deno.kill(-pgid)` needs unrestricted run permission; the `kill` command needs only itself.
+    await new Deno.Command("kill", { args: ["-KILL", "--", `-${pgid}`], stdout: "null", stderr: "null" })
+      .output();
+  } catch { /* nothing left, or no kill command: the browser's own exit takes its children along */ }
+}
+
+function isRoot(): boolean {
+  try {
+    return Deno.uid() === 0;
+  } catch {
+    return false;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

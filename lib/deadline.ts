@@ -1,0 +1,34 @@
+/**
+ * Deadlines for promises that would otherwise wait forever (CDP calls, browser events, process exits).
+ *
+ * @module
+ */
+import { CdpTimeoutError } from "./errors.ts";
+
+/**
+ * Resolves or rejects like `promise`, or rejects once `ms` milliseconds have passed with the error that
+ * `onTimeout` makes from the message "<label> timed out after N s" ({@linkcode CdpTimeoutError} by
+ * default). The timer is always cleared, so nothing is left pending.
+ *
+ * @example
+ * ```ts
+ * await withDeadline(client.send("Page.printToPDF"), 30_000, "Page.printToPDF");
+ * ```
+ */
+export function withDeadline<T>(
+  promise: Promise<T>,
+  ms: number,
+  label: string,
+  onTimeout: (message: string) => Error = (message) => new CdpTimeoutError(message),
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout(`${label} timed out after ${formatSeconds(ms)}`)), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
+/** "20 s", "0.5 s": how durations read in messages. */
+export function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}

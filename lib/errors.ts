@@ -1,0 +1,57 @@
+/**
+ * The named errors of capture-jobs. Tests assert the class; the message is for people.
+ *
+ * @module
+ */
+
+/** A command-line value or setting is missing or malformed. Raised before any browser starts; exit 1. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** Chromium could not be found, started, or reached over DevTools. The job exits 1. */
+export class BrowserLaunchError extends Error {
+  override name = "BrowserLaunchError";
+}
+
+/**
+ * The browser or the tab died while a row used it: the process exited, the DevTools socket closed, or the
+ * renderer crashed. The row fails; the next row gets a fresh browser.
+ */
+export class BrowserGoneError extends Error {
+  override name = "BrowserGoneError";
+}
+
+/**
+ * A DevTools call or an awaited browser event passed its deadline. Chromium has no timeouts of its own,
+ * so every call gets one; after this the tab is no longer trusted and is replaced before the next row.
+ */
+export class CdpTimeoutError extends Error {
+  override name = "CdpTimeoutError";
+}
+
+/** `Page.navigate` reported a loading failure (`errorText`, e.g. `net::ERR_CONNECTION_REFUSED`). */
+export class NavigationError extends Error {
+  override name = "NavigationError";
+}
+
+/** A script run in the page threw; the page's exception text is in the message. */
+export class PageScriptError extends Error {
+  override name = "PageScriptError";
+}
+
+/** The run was asked to stop (stop file, SIGINT or SIGTERM). The job closes everything and exits 130. */
+export class StopRequestedError extends Error {
+  override name = "StopRequestedError";
+}
+
+/** True when the error means the browser or its tab can no longer be trusted and must be replaced. */
+export function isBrowserFault(error: unknown): boolean {
+  return error instanceof BrowserGoneError || error instanceof CdpTimeoutError;
+}
+
+/** The message of any thrown value, on one line. */
+export function errorText(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}

@@ -1,0 +1,99 @@
+/**
+ * The per-run temporary folder that holds Chromium's profile, `TMPDIR` and `HOME`, and the sweep that
+ * removes the folders of runs that were killed before they could clean up.
+ *
+ * @module
+ */
+
+/** Name prefix of every run folder; the sweep only ever touches folders with this prefix. */
+export const RUN_FOLDER_PREFIX = "capture-jobs-";
+const OWNER_FILE = "owner.pid";
+
+/** The folder of one run and its parts. */
+export interface RunFolder {
+  path: string;
+  profile: string;
+  tmp: string;
+  home: string;
+}
+
+/**
+ * Creates a run folder in the system temp folder and records the owning process id in it.
+ * The path is kept short: Chromium puts a Unix socket under `TMPDIR` and aborts past 107 bytes.
+ */
+export async function createRunFolder(): Promise<RunFolder> {
+  const path = await Deno.makeTempDir({ prefix: RUN_FOLDER_PREFIX });
+  const folder = { path, profile: `${path}/p`, tmp: `${path}/t`, home: `${path}/h` };
+  await Promise.all([folder.profile, folder.tmp, folder.home].map((dir) => Deno.mkdir(dir)));
+  await Deno.writeTextFile(`${path}/${OWNER_FILE}`, String(Deno.pid));
+  return folder;
+}
+
+/** Removes a run folder; a folder that is already gone is fine. */
+export async function removeRunFolder(path: string): Promise<void> {
+  // Chromium's helpers may still write for a moment after the browser exits: retry once.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await Deno.remove(path, { recursive: true });
+      return;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/**
+ * Removes run folders left by runs whose process no longer exists (a run killed with SIGKILL cannot
+ * clean up after itself). Folders of live runs are left alone. Returns the paths removed.
+ */
+export async function sweepStaleRunFolders(tempDir: string): Promise<string[]> {
+  const removed: string[] = [];
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(tempDir));
+  } catch {
+    return removed;
+  }
+  for (const entry of entries) {
+    if (!entry.isDirectory || !entry.name.startsWith(RUN_FOLDER_PREFIX)) continue;
+    const path = `${tempDir}/${entry.name}`;
+    const owner = await readOwner(path);
+    if (owner === undefined || processExists(owner)) continue;
+    await removeRunFolder(path);
+    removed.push(path);
+  }
+  return removed;
+}
+
+async function readOwner(path: string): Promise<number | undefined> {
+  try {
+    const pid = Number.parseInt(await Deno.readTextFile(`${path}/${OWNER_FILE}`), 10);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    Deno.statSync(`/proc/${pid}`);
+    return true;
+  } catch (error) {
+    // Without /proc (macOS) liveness cannot be told: keep the folder.
+    return !(error instanceof Deno.errors.NotFound) || !hasProc();
+  }
+}
+
+function hasProc(): boolean {
+  try {
+    return Deno.statSync("/proc/self").isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+/** The folder that holds `path`. */
+export function parentFolder(path: string): string {
+  return path.slice(0, path.lastIndexOf("/")) || "/";
+}
