@@ -1,0 +1,146 @@
+/**
+ * Job B, port container location: for each row (container number, invoice), POST the port portal's
+ * container-location form, save the page to a temporary file, load it in the browser and print it to
+ * PDF; then upload the results CSV and the log to the job server and report completion.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { pathToFileURL } from "node:url";
+import { withBaseHref } from "../lib/base_href.ts";
+import { BrowserSupervisor } from "../lib/browser_supervisor.ts";
+import { findChromium } from "../lib/chromium_path.ts";
+import { completePortJob } from "../lib/completion.ts";
+import { type PortRow, readPortRows } from "../lib/csv_rows.ts";
+import { errorText, isBrowserFault, UsageError } from "../lib/errors.ts";
+import { parsePortCommand, type PortConfig } from "../lib/job_config.ts";
+import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
+import { jobServerClientFor, PORT_SERVICE } from "../lib/job_services.ts";
+import {
+  pdfFileName,
+  portLogFileName,
+  resultsCsvFileName,
+  stopFileName,
+  tempHtmlFileName,
+} from "../lib/file_names.ts";
+import { printPdfFile } from "../lib/pdf_output.ts";
+import { PortReportClient } from "../lib/port_report.ts";
+import { portPrintParams } from "../lib/print_options.ts";
+import { buildResultsCsv } from "../lib/results_csv.ts";
+import type { PortResult } from "../lib/row_result.ts";
+import { runRows } from "../lib/row_loop.ts";
+import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
+
+/** The shortest report body that can be a real report page (spec "Limits"). */
+export const MIN_REPORT_LENGTH = 100;
+
+/** Job B as the shared job shell runs it. */
+export const portTrackingJob: JobDefinition<PortConfig> = {
+  kind: "port",
+  parse: parsePortCommand,
+  async plan(config) {
+    const { rows, error } = await readPortRows(config.inputFile);
+    if (error !== undefined) throw new UsageError(error);
+    if (rows.length === 0) throw new UsageError("No container numbers found.");
+    return rows.map((row, i) => pdfFileName(i + 1, row.invoiceNo, row.containerNumber));
+  },
+  run: runPortTracking,
+};
+
+/**
+ * Runs Job B with a parsed configuration; returns the exit code (0, 1 or 130).
+ */
+export async function runPortTracking(config: PortConfig, { signal, log }: JobContext): Promise<number> {
+  const logger = log.logger("port-tracking");
+  logger.info(`Port container location job ${config.jobId}: ${config.inputFile} → ${config.outputDir}`);
+  await using browsers = new BrowserSupervisor({
+    executable: () => findChromium(config.chromePath),
+    headless: true,
+    startTimeoutMs: config.timings.waitTimeoutMs,
+    onDialog: (message) => logger.warn(message),
+    ...(config.browserUrl === undefined ? {} : { browserUrl: config.browserUrl }),
+  });
+  try {
+    await browsers.tab();
+  } catch (error) {
+    logger.error(`Cannot start the browser: ${errorText(error)}`);
+    return 1;
+  }
+
+  const { rows, error } = await readPortRows(config.inputFile);
+  if (error !== undefined) logger.error(error);
+  if (rows.length === 0) {
+    logger.error("No container numbers found.");
+    return 1;
+  }
+  logger.info(`${rows.length} container(s) to capture`);
+
+  const report = new PortReportClient(config.portUrl, config.timings.httpTimeoutMs);
+  const printParams = portPrintParams(config.taggedPdf);
+  const started = performance.now();
+  const outcome = await runRows<PortRow, PortResult>({
+    rows,
+    stopFile: join(config.outputDir, stopFileName(config.jobId)),
+    signal,
+    logger,
+    describe: (row) => `container ${row.containerNumber}, invoice ${row.invoiceNo}`,
+    record: (row, result) => ({
+      container_number: row.containerNumber,
+      invoice_no: row.invoiceNo,
+      ...result,
+    }),
+    async process(row, index) {
+      const page = await report.fetch(row.containerNumber, signal);
+      if (page.html.length < MIN_REPORT_LENGTH) {
+        throw new Error(
+          `the port portal answered only ${page.html.length} characters (at least ${MIN_REPORT_LENGTH} expected)`,
+        );
+      }
+      const html = withBaseHref(page.html, page.url);
+      const tempFile = join(tmpdir(), tempHtmlFileName(config.jobId, index, row.containerNumber));
+      await Deno.writeTextFile(tempFile, html);
+      try {
+        const tab = await browsers.tab();
+        const loaded = config.browserUrl === undefined
+          ? await tab.navigate(pathToFileURL(tempFile).href, config.timings.waitTimeoutMs)
+          // A remote browser cannot read this host's files: hand it the page itself.
+          : await tab.setContent(html, config.timings.waitTimeoutMs);
+        if (!loaded) logger.warn(`Row ${index}: the report did not finish loading; printing what arrived`);
+        if (!await tab.waitForSelector("body", config.timings.waitTimeoutMs)) {
+          logger.warn(`Row ${index}: no body element within the wait timeout`);
+        }
+        await pause(config.timings, "beforePrint", signal);
+        const fileName = pdfFileName(index, row.invoiceNo, row.containerNumber);
+        await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
+        return fileName;
+      } finally {
+        await Deno.remove(tempFile).catch(() => {});
+      }
+    },
+    async onFailure(error) {
+      if (isBrowserFault(error)) await browsers.replace();
+    },
+    afterRow: () => pause(config.timings, "betweenRows", signal),
+  });
+  if (outcome.stopped) return EXIT_STOPPED;
+
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  logger.info(
+    `Finished: ${rows.length} row(s), ${outcome.successCount} succeeded, ${outcome.failureCount} failed in ${seconds} s`,
+  );
+  const server = jobServerClientFor(config, PORT_SERVICE, log.logger("job-server"));
+  if (server !== undefined) {
+    await completePortJob(server, {
+      logText: log.text,
+      logFileName: portLogFileName(config.jobId),
+      resultsCsv: buildResultsCsv(outcome.results),
+      resultsCsvFileName: resultsCsvFileName(config.jobId),
+      outputDirectory: config.outputDir,
+      successfulCount: outcome.successCount,
+    });
+  }
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await runJob(portTrackingJob, Deno.args));

@@ -1,0 +1,257 @@
+/**
+ * The command line and environment of both jobs, turned into one validated configuration.
+ * A flag wins over its variable; a variable wins over the default. Every problem is one clear line.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { resolve } from "node:path";
+import { UsageError } from "./errors.ts";
+import { DEFAULT_LIMITS_S, type Timings } from "./timings.ts";
+
+/** Which job the command line is for. */
+export type JobKind = "shipment" | "port";
+
+/** Settings both jobs share. */
+export interface CommonConfig {
+  inputFile: string;
+  /** Absolute. */
+  outputDir: string;
+  jobId: string;
+  /** Without a trailing "/". */
+  apiBaseUrl?: string;
+  userId?: string;
+  creditsUsed: number;
+  chromePath?: string;
+  browserUrl?: string;
+  timings: Timings;
+  taggedPdf: boolean;
+  /** `--check`: validate and list the PDF names; no browser, no network. */
+  check: boolean;
+}
+
+/** Job A's settings. */
+export interface ShipmentConfig extends CommonConfig {
+  kind: "shipment";
+  trackingPortalUrl: string;
+  reportingUrl: string;
+  frameSelector: string;
+  /** `--visible`: a browser window instead of headless. */
+  visible: boolean;
+}
+
+/** Job B's settings. */
+export interface PortConfig extends CommonConfig {
+  kind: "port";
+  portUrl: string;
+}
+
+/** What the command line asks for. */
+export type Command<C> = { action: "help" } | { action: "version" } | { action: "run"; config: C };
+
+/** Reads an environment variable; injected so tests need not touch the real environment. */
+export type EnvReader = (name: string) => string | undefined;
+
+/** The default `{port_url}`. */
+export const DEFAULT_PORT_URL = "https://cpatos.gov.bd/pcs";
+
+const COMMON_OPTIONS = {
+  "chrome-path": { type: "string" },
+  "pause-scale": { type: "string" },
+  "http-timeout": { type: "string" },
+  "wait-timeout": { type: "string" },
+  "tagged-pdf": { type: "boolean" },
+  "browser-url": { type: "string" },
+  check: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+} as const;
+
+const SHIPMENT_OPTIONS = {
+  ...COMMON_OPTIONS,
+  "tracking-portal-url": { type: "string" },
+  "reporting-url": { type: "string" },
+  "frame-selector": { type: "string" },
+  "consent-timeout": { type: "string" },
+  visible: { type: "boolean" },
+} as const;
+
+const PORT_OPTIONS = { ...COMMON_OPTIONS, "port-url": { type: "string" } } as const;
+
+/** Parses Job A's command line. @throws {UsageError} */
+export function parseShipmentCommand(args: string[], env: EnvReader): Command<ShipmentConfig> {
+  const { values, positionals } = parse(args, SHIPMENT_OPTIONS);
+  if (values.help) return { action: "help" };
+  if (values.version) return { action: "version" };
+  const pick = picker(values, env);
+  return {
+    action: "run",
+    config: {
+      kind: "shipment",
+      ...commonConfig(positionals, pick, values, env),
+      trackingPortalUrl: httpUrl(
+        "--tracking-portal-url",
+        required(
+          pick("tracking-portal-url", "TRACKING_PORTAL_URL"),
+          "--tracking-portal-url",
+          "TRACKING_PORTAL_URL",
+        ),
+      ).replace(/\/+$/, ""),
+      reportingUrl: httpUrl(
+        "--reporting-url",
+        required(pick("reporting-url", "REPORTING_URL"), "--reporting-url", "REPORTING_URL"),
+      ),
+      frameSelector: required(pick("frame-selector", "FRAME_SELECTOR"), "--frame-selector", "FRAME_SELECTOR"),
+      visible: values.visible === true,
+    },
+  };
+}
+
+/** Parses Job B's command line. @throws {UsageError} */
+export function parsePortCommand(args: string[], env: EnvReader): Command<PortConfig> {
+  const { values, positionals } = parse(args, PORT_OPTIONS);
+  if (values.help) return { action: "help" };
+  if (values.version) return { action: "version" };
+  const pick = picker(values, env);
+  return {
+    action: "run",
+    config: {
+      kind: "port",
+      ...commonConfig(positionals, pick, values, env),
+      portUrl: httpUrl("--port-url", pick("port-url", "PORT_URL") ?? DEFAULT_PORT_URL).replace(/\/+$/, ""),
+    },
+  };
+}
+
+type Values = Record<string, string | boolean | undefined>;
+type Pick = (flag: string, variable: string) => string | undefined;
+
+function parse<O extends typeof COMMON_OPTIONS>(
+  args: string[],
+  options: O,
+): { values: Values; positionals: string[] } {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true }) as {
+      values: Values;
+      positionals: string[];
+    };
+  } catch (error) {
+    // node's messages are long and mention "Unknown option '--x'. To specify a positional argument…".
+    throw new UsageError((error as Error).message.split(". ")[0]!.replace(/\.$/, ""));
+  }
+}
+
+function picker(values: Values, env: EnvReader): Pick {
+  return (flag, variable) => {
+    const value = values[flag];
+    if (typeof value === "string") return value;
+    const fromEnv = env(variable);
+    return fromEnv === undefined || fromEnv === "" ? undefined : fromEnv;
+  };
+}
+
+function commonConfig(positionals: string[], pick: Pick, values: Values, env: EnvReader): CommonConfig {
+  if (positionals.length < 3) throw new UsageError("expected at least INPUT.csv OUTPUT_DIR JOB_ID");
+  if (positionals.length > 6) throw new UsageError(`too many arguments: ${positionals.slice(6).join(" ")}`);
+  const [inputFile, outputDir, jobId, apiBaseUrl, userId, credits] = positionals as [
+    string,
+    string,
+    string,
+    ...string[],
+  ];
+  if (!inputFile.trim()) throw new UsageError("INPUT.csv must not be empty");
+  if (!outputDir.trim()) throw new UsageError("OUTPUT_DIR must not be empty");
+  if (!jobId.trim()) throw new UsageError("JOB_ID must not be empty");
+  const browserUrl = pick("browser-url", "CHROME_WS_ENDPOINT");
+  const chromePath = pick("chrome-path", "CHROME_PATH");
+  const config: CommonConfig = {
+    inputFile,
+    outputDir: resolve(outputDir),
+    jobId,
+    creditsUsed: credits === undefined || credits === "" ? 0 : number("credits_used", credits, { min: 0 }),
+    timings: {
+      httpTimeoutMs: seconds(
+        "--http-timeout",
+        pick("http-timeout", "CAPTURE_HTTP_TIMEOUT"),
+        DEFAULT_LIMITS_S.http,
+      ),
+      waitTimeoutMs: seconds(
+        "--wait-timeout",
+        pick("wait-timeout", "CAPTURE_WAIT_TIMEOUT"),
+        DEFAULT_LIMITS_S.wait,
+      ),
+      consentTimeoutMs: seconds(
+        "--consent-timeout",
+        pick("consent-timeout", "CAPTURE_CONSENT_TIMEOUT"),
+        DEFAULT_LIMITS_S.consent,
+      ),
+      pauseScale: number("--pause-scale", pick("pause-scale", "CAPTURE_PAUSE_SCALE") ?? "1", { min: 0 }),
+    },
+    taggedPdf: values["tagged-pdf"] === true || flagFromEnv("CAPTURE_TAGGED_PDF", env("CAPTURE_TAGGED_PDF")),
+    check: values.check === true,
+  };
+  if (apiBaseUrl !== undefined && apiBaseUrl !== "") {
+    config.apiBaseUrl = httpUrl("api_base_url", apiBaseUrl).replace(/\/+$/, "");
+  }
+  if (userId !== undefined && userId !== "") config.userId = userId;
+  if (chromePath !== undefined) config.chromePath = chromePath;
+  if (browserUrl !== undefined) config.browserUrl = wsUrl("--browser-url", browserUrl);
+  return config;
+}
+
+function required(value: string | undefined, flag: string, variable: string): string {
+  if (value === undefined || value.trim() === "") {
+    throw new UsageError(`${flag} (or ${variable}) is required for this job`);
+  }
+  return value.trim();
+}
+
+function httpUrl(name: string, value: string): string {
+  return url(name, value, ["http:", "https:"]);
+}
+
+function wsUrl(name: string, value: string): string {
+  return url(name, value, ["ws:", "wss:"]);
+}
+
+function url(name: string, value: string, protocols: string[]): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value.trim());
+  } catch {
+    throw new UsageError(`${name} is not a valid URL: ${JSON.stringify(value)}`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new UsageError(
+      `${name} must be a ${protocols.map((p) => p.slice(0, -1)).join(" or ")} URL: ${value}`,
+    );
+  }
+  return value.trim();
+}
+
+function number(name: string, value: string, range: { min: number; positive?: boolean }): number {
+  const parsed = Number(value.trim());
+  if (value.trim() === "" || !Number.isFinite(parsed)) {
+    throw new UsageError(`${name} must be a number, got ${JSON.stringify(value)}`);
+  }
+  if (parsed < range.min || (range.positive && parsed === 0)) {
+    throw new UsageError(
+      `${name} must be ${range.positive ? "greater than" : "at least"} ${range.min}, got ${value}`,
+    );
+  }
+  return parsed;
+}
+
+function seconds(name: string, value: string | undefined, fallback: number): number {
+  return Math.round(
+    (value === undefined ? fallback : number(name, value, { min: 0, positive: true })) * 1000,
+  );
+}
+
+function flagFromEnv(name: string, value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const normalized = value.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(normalized)) return true;
+  if (["", "0", "false", "no", "off"].includes(normalized)) return false;
+  throw new UsageError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+}

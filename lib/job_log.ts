@@ -1,0 +1,60 @@
+/**
+ * The job's text log: INFO and above, one line per record, written to standard output as it happens
+ * and kept in memory for the upload at the end.
+ *
+ * @module
+ */
+import { configure, getLogger, type Logger, type LogRecord, reset } from "@logtape/logtape";
+import { localTimestamp } from "./local_timestamp.ts";
+
+/** Root category of every capture-jobs logger. */
+export const LOG_CATEGORY = "capture-jobs";
+
+/** A running job log. Dispose it to stop collecting. */
+export interface JobLog extends AsyncDisposable {
+  /** The whole log so far, one line per record, each ending in "\n". */
+  text(): string;
+  /** A logger of the job, under the capture-jobs category. */
+  logger(name: string): Logger;
+}
+
+/** Formats one record: `2026-11-22T03:22:36.123 INFO message`. */
+export function formatLogLine(record: LogRecord): string {
+  const message = record.message
+    .map((part, i) => i % 2 === 0 || typeof part === "string" ? String(part) : Deno.inspect(part))
+    .join("");
+  return `${localTimestamp(new Date(record.timestamp))} ${record.level.toUpperCase()} ${message}`;
+}
+
+/**
+ * Starts the job log. `write` receives every formatted line (standard output by default).
+ */
+export async function startJobLog(write: (line: string) => void = writeStdout): Promise<JobLog> {
+  const lines: string[] = [];
+  await configure({
+    reset: true,
+    sinks: {
+      job: (record) => {
+        const line = formatLogLine(record) + "\n";
+        lines.push(line);
+        write(line);
+      },
+    },
+    loggers: [
+      { category: [LOG_CATEGORY], sinks: ["job"], lowestLevel: "info" },
+      { category: ["logtape", "meta"], sinks: [], lowestLevel: "warning" },
+    ],
+  });
+  return {
+    text: () => lines.join(""),
+    logger: (name) => getLogger([LOG_CATEGORY, name]),
+    [Symbol.asyncDispose]: () => reset(),
+  };
+}
+
+const encoder = new TextEncoder();
+
+function writeStdout(line: string): void {
+  const bytes = encoder.encode(line);
+  for (let written = 0; written < bytes.length;) written += Deno.stdout.writeSync(bytes.subarray(written));
+}

@@ -1,0 +1,129 @@
+/**
+ * The process shell both jobs share: command line, preflight checks, `--check`, signals, the log, and
+ * the exit code. The job itself only processes its rows.
+ *
+ * @module
+ */
+import denoConfig from "../deno.json" with { type: "json" };
+import { errorText, StopRequestedError, UsageError } from "./errors.ts";
+import type { Command, CommonConfig, EnvReader, JobKind } from "./job_config.ts";
+import { type JobLog, startJobLog } from "./job_log.ts";
+import { helpText, usageLine } from "./usage.ts";
+
+/** Exit code of a run stopped by the stop file or a signal. */
+export const EXIT_STOPPED = 130;
+
+/** What a job run has to work with. */
+export interface JobContext {
+  /** Aborted by SIGINT, SIGTERM or SIGHUP. */
+  signal: AbortSignal;
+  log: JobLog;
+}
+
+/** One job, as the shell runs it. */
+export interface JobDefinition<C extends CommonConfig> {
+  kind: JobKind;
+  parse(args: string[], env: EnvReader): Command<C>;
+  /** The PDF names the run would write, for `--check`; throws with a one-line message when it cannot. */
+  plan(config: C): Promise<string[]>;
+  /** Runs the job; returns the exit code. */
+  run(config: C, context: JobContext): Promise<number>;
+}
+
+/** The project's version. */
+export const VERSION: string = denoConfig.version;
+
+/** Output streams, injectable for tests. */
+export interface JobIo {
+  env: EnvReader;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const defaultIo: JobIo = {
+  env: (name) => Deno.env.get(name),
+  stdout: (text) => console.log(text.replace(/\n$/, "")),
+  stderr: (text) => console.error(text.replace(/\n$/, "")),
+};
+
+/**
+ * Runs a job from its command line and returns the exit code (0, 1 or 130). Never throws.
+ */
+export async function runJob<C extends CommonConfig>(
+  job: JobDefinition<C>,
+  args: string[],
+  io: JobIo = defaultIo,
+): Promise<number> {
+  let command: Command<C>;
+  try {
+    command = job.parse(args, io.env);
+  } catch (error) {
+    io.stderr(`error: ${errorText(error)}\n${usageLine(job.kind)}`);
+    return 1;
+  }
+  if (command.action === "help") {
+    io.stdout(helpText(job.kind));
+    return 0;
+  }
+  if (command.action === "version") {
+    io.stdout(`${job.kind === "shipment" ? "shipment-tracking" : "port-tracking"} ${VERSION}`);
+    return 0;
+  }
+  const config = command.config;
+  try {
+    await checkInputFile(config.inputFile);
+    if (config.check) return await check(job, config, io);
+    await prepareOutputDir(config.outputDir);
+  } catch (error) {
+    io.stderr(`error: ${errorText(error)}`);
+    return 1;
+  }
+  const stop = new AbortController();
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM", "SIGHUP"];
+  const listeners = signals.map((signal) => {
+    const listener = () => stop.abort(new StopRequestedError(`stopped by ${signal}`));
+    Deno.addSignalListener(signal, listener);
+    return [signal, listener] as const;
+  });
+  try {
+    await using log = await startJobLog();
+    try {
+      const code = await job.run(config, { signal: stop.signal, log });
+      return stop.signal.aborted ? EXIT_STOPPED : code;
+    } catch (error) {
+      if (stop.signal.aborted) return EXIT_STOPPED;
+      log.logger("job").fatal(`Unexpected error: ${errorText(error)}`);
+      return 1;
+    }
+  } finally {
+    for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
+  }
+}
+
+async function checkInputFile(path: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) throw new UsageError(`input file ${path} does not exist`);
+    throw new UsageError(`cannot read input file ${path}: ${errorText(error)}`);
+  }
+  if (!info.isFile) throw new UsageError(`input file ${path} is not a file`);
+}
+
+/** Creates the output folder and proves it is writable, before any browser starts. */
+async function prepareOutputDir(path: string): Promise<void> {
+  try {
+    await Deno.mkdir(path, { recursive: true });
+    const probe = await Deno.makeTempFile({ dir: path, prefix: ".write-check-" });
+    await Deno.remove(probe);
+  } catch (error) {
+    throw new UsageError(`output folder ${path} cannot be created or written: ${errorText(error)}`);
+  }
+}
+
+async function check<C extends CommonConfig>(job: JobDefinition<C>, config: C, io: JobIo): Promise<number> {
+  const names = await job.plan(config);
+  io.stdout([`OK: ${names.length} row(s); the run would write to ${config.outputDir}:`, ...names].join("\n"));
+  return 0;
+}

@@ -1,0 +1,75 @@
+/**
+ * Job B's request to the port portal: the container-location form POST, with a cookie session kept
+ * across the portal's redirects.
+ *
+ * @module
+ */
+import makeFetchCookie from "fetch-cookie";
+import { CookieJar } from "tough-cookie";
+import { errorText } from "./errors.ts";
+import { formatSeconds } from "./deadline.ts";
+
+/** A desktop browser's User-Agent: some portals answer scripts differently. */
+export const DESKTOP_USER_AGENT =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
+
+/** Path of the report under `{port_url}`. */
+export const CONTAINER_LOCATION_PATH = "/index.php/Report/mySearchContainerLocation";
+
+/** The portal's answer for one container. */
+export interface PortReport {
+  html: string;
+  /** Where the page finally came from, after redirects: the base for its relative links. */
+  url: string;
+}
+
+/** Fetches container-location reports with one cookie session for the whole run. */
+export class PortReportClient {
+  readonly #portUrl: string;
+  readonly #timeoutMs: number;
+  readonly #fetch: typeof fetch;
+
+  constructor(portUrl: string, timeoutMs: number) {
+    this.#portUrl = portUrl.replace(/\/+$/, "");
+    this.#timeoutMs = timeoutMs;
+    this.#fetch = makeFetchCookie(fetch, new CookieJar()) as typeof fetch;
+  }
+
+  /**
+   * POSTs the form for `containerNumber`, following redirects.
+   *
+   * @throws {Error} on a transport error, a timeout or a non-2xx answer, with a message that says which.
+   */
+  async fetch(containerNumber: string, signal?: AbortSignal): Promise<PortReport> {
+    const url = this.#portUrl + CONTAINER_LOCATION_PATH;
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    let response: Response;
+    try {
+      response = await this.#fetch(url, {
+        method: "POST",
+        redirect: "follow",
+        headers: {
+          "Content-Type": "application/x-www-form-urlencoded",
+          "User-Agent": DESKTOP_USER_AGENT,
+          "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+          "Accept-Language": "en-US,en;q=0.9",
+          "Referer": `${this.#portUrl}/`,
+          "Origin": new URL(this.#portUrl).origin,
+        },
+        body: new URLSearchParams({ containerLocation: containerNumber }),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      const html = await response.text();
+      if (!response.ok) {
+        throw new Error(`the port portal answered HTTP ${response.status} ${response.statusText}`.trim());
+      }
+      return { html, url: response.url || url };
+    } catch (error) {
+      if (timeout.aborted) {
+        throw new Error(`the port portal did not answer within ${formatSeconds(this.#timeoutMs)}`);
+      }
+      if (error instanceof Error && error.message.startsWith("the port portal")) throw error;
+      throw new Error(`the port portal could not be reached: ${errorText(error)}`);
+    }
+  }
+}

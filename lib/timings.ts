@@ -1,0 +1,79 @@
+/**
+ * The spec's time limits and fixed pauses, in one place. `--pause-scale` scales the pauses only;
+ * the timeouts have their own options.
+ *
+ * @module
+ */
+
+/** The fixed pauses of the spec, in milliseconds, at pause scale 1. */
+export const SPEC_PAUSES_MS = {
+  /** Job A: after the tracking frame appeared. */
+  afterFrameAppears: 2_000,
+  /** Job A: after the frame was pointed at the detail page. */
+  afterFrameSource: 4_000,
+  /** Job A: when no detail id was found. */
+  noDetailId: 2_000,
+  /** Job A: after going back to the portal's root page. */
+  afterRootReturn: 1_000,
+  /** Job B: after the saved report loaded, before printing. */
+  beforePrint: 1_000,
+  /** Job B: between two rows. */
+  betweenRows: 2_000,
+} as const;
+
+/** Which of the spec's pauses. */
+export type PauseName = keyof typeof SPEC_PAUSES_MS;
+
+/** Defaults of the spec's limits, in seconds (as the options take them). */
+export const DEFAULT_LIMITS_S = { http: 30, wait: 20, consent: 3 } as const;
+
+/** The limits and pauses of one run. */
+export interface Timings {
+  /** Every outbound HTTP request, and each phase of a page load. */
+  httpTimeoutMs: number;
+  /** The default element wait. */
+  waitTimeoutMs: number;
+  /** Each cookie-consent selector (Job A). */
+  consentTimeoutMs: number;
+  /** Multiplies every fixed pause; 0 removes them. */
+  pauseScale: number;
+}
+
+/** The spec's timings. */
+export const SPEC_TIMINGS: Timings = {
+  httpTimeoutMs: DEFAULT_LIMITS_S.http * 1000,
+  waitTimeoutMs: DEFAULT_LIMITS_S.wait * 1000,
+  consentTimeoutMs: DEFAULT_LIMITS_S.consent * 1000,
+  pauseScale: 1,
+};
+
+/**
+ * Waits for one of the spec's pauses, scaled. Rejects with the signal's reason as soon as the run is
+ * asked to stop, so a stop never waits out a pause.
+ */
+export function pause(timings: Timings, name: PauseName, signal?: AbortSignal): Promise<void> {
+  return sleep(SPEC_PAUSES_MS[name] * timings.pauseScale, signal);
+}
+
+/** Waits `ms` milliseconds, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Deadline of one print. Long reports take tens of seconds to lay out on a small host (a 371-page page
+ * took 21–83 s here), so this is not the element wait.
+ */
+export const PRINT_TIMEOUT_MS = 120_000;
