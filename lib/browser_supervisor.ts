@@ -7,13 +7,19 @@
 import { Browser, type BrowserOptions } from "./browser.ts";
 import type { Tab } from "./tab.ts";
 
+/** Options of a supervisor: the browser's, and what to do with every fresh browser's tab. */
+export interface SupervisorOptions extends BrowserOptions {
+  /** Runs on the tab of every newly started browser (e.g. open the portal, accept cookies). */
+  prepare?: (tab: Tab) => Promise<void>;
+}
+
 /** One browser at a time, started on demand and replaced after a fault. */
 export class BrowserSupervisor implements AsyncDisposable {
-  readonly #options: BrowserOptions;
+  readonly #options: SupervisorOptions;
   #browser: Browser | undefined;
   #starts = 0;
 
-  constructor(options: BrowserOptions) {
+  constructor(options: SupervisorOptions) {
     this.#options = options;
   }
 
@@ -26,13 +32,20 @@ export class BrowserSupervisor implements AsyncDisposable {
    * The tab of a working browser: the current one, or a new browser when there is none or the current
    * one is gone.
    *
-   * @throws {BrowserLaunchError} when no browser can be started.
+   * @throws {BrowserLaunchError} when no browser can be started; whatever `prepare` throws.
    */
   async tab(): Promise<Tab> {
     if (this.#browser?.goneReason !== undefined) await this.replace();
     if (this.#browser === undefined) {
       this.#starts++;
-      this.#browser = await Browser.start(this.#options);
+      const browser = await Browser.start(this.#options);
+      try {
+        await this.#options.prepare?.(browser.tab);
+      } catch (error) {
+        await browser.close();
+        throw error;
+      }
+      this.#browser = browser;
     }
     return this.#browser.tab;
   }

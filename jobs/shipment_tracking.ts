@@ -1,0 +1,167 @@
+/**
+ * Job A, shipment tracking: for each row (FCR number, invoice), open the carrier tracking portal page,
+ * resolve the detail record id on the reporting site, point the embedded frame at the detail page and
+ * print the page to PDF; then upload the log to the job server and report completion.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { BrowserSupervisor } from "../lib/browser_supervisor.ts";
+import { findChromium } from "../lib/chromium_path.ts";
+import { completeShipmentJob } from "../lib/completion.ts";
+import { readShipmentRows, type ShipmentRow } from "../lib/csv_rows.ts";
+import { detailUrl, resolveDetailId } from "../lib/detail_record.ts";
+import { errorText, isBrowserFault, UsageError } from "../lib/errors.ts";
+import { pdfFileName, shipmentLogFileName, stopFileName } from "../lib/file_names.ts";
+import { parseShipmentCommand, type ShipmentConfig } from "../lib/job_config.ts";
+import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
+import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_services.ts";
+import { printPdfFile } from "../lib/pdf_output.ts";
+import { acceptCookieConsent, pointFrameAt } from "../lib/portal_page.ts";
+import { shipmentPrintParams } from "../lib/print_options.ts";
+import type { ShipmentResult } from "../lib/row_result.ts";
+import { runRows } from "../lib/row_loop.ts";
+import type { Tab } from "../lib/tab.ts";
+import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
+
+/** The spec's exact error text when the tracking frame never appears. */
+export const FRAME_NOT_FOUND = "Iframe not found on page";
+
+/** Job A as the shared job shell runs it. */
+export const shipmentTrackingJob: JobDefinition<ShipmentConfig> = {
+  kind: "shipment",
+  parse: parseShipmentCommand,
+  async plan(config) {
+    const { rows, error } = await readShipmentRows(config.inputFile);
+    if (error !== undefined) throw new UsageError(error);
+    return rows.map((row, i) => pdfFileName(i + 1, row.invoiceNumber, row.fcrNumber));
+  },
+  run: runShipmentTracking,
+};
+
+/**
+ * Runs Job A with a parsed configuration; returns the exit code (0, 1 or 130).
+ */
+export async function runShipmentTracking(
+  config: ShipmentConfig,
+  { signal, log }: JobContext,
+): Promise<number> {
+  const logger = log.logger("shipment-tracking");
+  const { timings } = config;
+  logger.info(`Shipment tracking job ${config.jobId}: ${config.inputFile} → ${config.outputDir}`);
+
+  /** Every fresh browser starts at the portal's root with the cookie banner accepted. */
+  const openPortal = async (tab: Tab) => {
+    await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
+    if (!await tab.waitForSelector("body", timings.waitTimeoutMs)) {
+      throw new Error(`the tracking portal ${config.trackingPortalUrl} showed no page body`);
+    }
+    const clicked = await acceptCookieConsent(tab, timings.consentTimeoutMs);
+    logger.info(clicked ? `Cookie consent accepted (${clicked})` : "No cookie consent dialog");
+  };
+  await using browsers = new BrowserSupervisor({
+    executable: () => findChromium(config.chromePath),
+    headless: !config.visible,
+    startTimeoutMs: timings.waitTimeoutMs,
+    onDialog: (message) => logger.warn(message),
+    prepare: openPortal,
+    ...(config.browserUrl === undefined ? {} : { browserUrl: config.browserUrl }),
+  });
+  try {
+    await browsers.tab();
+  } catch (error) {
+    logger.error(`Cannot start the browser or open the tracking portal: ${errorText(error)}`);
+    return 1;
+  }
+
+  const { rows, error } = await readShipmentRows(config.inputFile);
+  if (error !== undefined) logger.error(error);
+  logger.info(`${rows.length} shipment(s) to capture`);
+
+  const printParams = shipmentPrintParams(config.taggedPdf);
+  const started = performance.now();
+  const outcome = await runRows<ShipmentRow, ShipmentResult>({
+    rows,
+    stopFile: join(config.outputDir, stopFileName(config.jobId)),
+    signal,
+    logger,
+    describe: (row) => `FCR ${row.fcrNumber}, invoice ${row.invoiceNumber}`,
+    record: (row, result) => ({ fcr_number: row.fcrNumber, invoice_number: row.invoiceNumber, ...result }),
+    async process(row, index) {
+      const tab = await browsers.tab();
+      await tab.navigate(
+        `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
+        timings.httpTimeoutMs,
+      );
+      if (!await tab.waitForSelector("body", timings.waitTimeoutMs)) {
+        throw new Error("the tracking page showed no body");
+      }
+      if (!await tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs)) {
+        throw new Error(FRAME_NOT_FOUND);
+      }
+      await pause(timings, "afterFrameAppears", signal);
+
+      const id = await resolveDetailId(config.reportingUrl, row.fcrNumber, {
+        timeoutMs: timings.httpTimeoutMs,
+        signal,
+        onProblem: (reason) => logger.warn(`Row ${index}: ${reason}`),
+      });
+      if (id === undefined) {
+        logger.warn(
+          `Row ${index}: no detail record id for FCR ${row.fcrNumber}; printing the page as it stands`,
+        );
+        await pause(timings, "noDetailId", signal);
+      } else {
+        const url = detailUrl(config.reportingUrl, id, row.fcrNumber);
+        // The spec's pause and the frame's load run together: the PDF shows the detail even without
+        // pauses, and the spec's timing is unchanged when the frame loads within the pause.
+        const [load] = await Promise.all([
+          pointFrameAt(tab, config.frameSelector, url, timings.waitTimeoutMs),
+          pause(timings, "afterFrameSource", signal),
+        ]);
+        if (load !== "loaded") logger.warn(`Row ${index}: the detail frame ${load} (${url})`);
+        const frames = await tab.frameUrls(timings.waitTimeoutMs);
+        if (!frames.includes(new URL(url).href)) {
+          logger.warn(
+            `Row ${index}: the frame did not end on the detail page ${url} (it shows ${
+              frames.join(", ") || "nothing"
+            })`,
+          );
+        }
+      }
+
+      const fileName = pdfFileName(index, row.invoiceNumber, row.fcrNumber);
+      await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
+      try {
+        await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
+        await pause(timings, "afterRootReturn", signal);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        // The PDF is written: a portal that is slow to show its root page does not undo the row.
+        logger.warn(`Row ${index}: could not return to the portal's root page: ${errorText(error)}`);
+      }
+      return fileName;
+    },
+    async onFailure(error) {
+      if (isBrowserFault(error)) await browsers.replace();
+    },
+  });
+  if (outcome.stopped) return EXIT_STOPPED;
+
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  logger.info(
+    `Finished: ${rows.length} row(s), ${outcome.successCount} succeeded, ${outcome.failureCount} failed in ${seconds} s`,
+  );
+  const server = jobServerClientFor(config, SHIPMENT_SERVICE, log.logger("job-server"));
+  if (server !== undefined) {
+    await completeShipmentJob(server, {
+      logText: log.text,
+      logFileName: shipmentLogFileName(config.jobId),
+      outputDirectory: config.outputDir,
+      successfulCount: outcome.successCount,
+    });
+  }
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await runJob(shipmentTrackingJob, Deno.args));

@@ -1,0 +1,132 @@
+/**
+ * Job A's requests to the reporting site: finding a shipment's detail record id and fetching the
+ * detail page (spec "Outbound page requests", Job A).
+ *
+ * @module
+ */
+import { errorText } from "./errors.ts";
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** `{reporting_url}?ref=/search&search=<fcr>`, the FCR number percent-encoded. */
+export function searchUrl(reportingUrl: string, fcrNumber: string): string {
+  return `${reportingUrl}?ref=/search&search=${encodeURIComponent(fcrNumber)}`;
+}
+
+/** `{reporting_url}?ref=/fcr&id=<id>&txt=<fcr>`, the FCR number percent-encoded. */
+export function detailUrl(reportingUrl: string, id: string, fcrNumber: string): string {
+  return `${reportingUrl}?ref=/fcr&id=${encodeURIComponent(id)}&txt=${encodeURIComponent(fcrNumber)}`;
+}
+
+/**
+ * Finds the detail record id in a search page: the id of a link to `{reporting_url}?ref=/fcr&id=<digits>&
+ * txt=<fcr>` (absolute or relative, `&` or `&amp;`, case-insensitive) naming this FCR number, else of the
+ * first such link with any `txt`.
+ */
+export function findDetailIdInHtml(
+  html: string,
+  reportingUrl: string,
+  fcrNumber: string,
+): string | undefined {
+  const { origin, pathname } = new URL(reportingUrl);
+  const link = new RegExp(
+    `(?:${escapeRegExp(origin)})?${
+      escapeRegExp(pathname)
+    }\\?ref=/fcr&(?:amp;)?id=(\\d+)&(?:amp;)?txt=([^"'<>\\s&]*)`,
+    "gi",
+  );
+  const wanted = fcrNumber.toLowerCase();
+  let first: string | undefined;
+  for (const [, id, txt] of html.matchAll(link)) {
+    if (decodeTxt(txt ?? "").toLowerCase() === wanted) return id;
+    first ??= id;
+  }
+  return first;
+}
+
+/** Options of the reporting-site requests. */
+export interface ReportingRequestOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Told why no id was found (status, transport error), for the log. */
+  onProblem?: (reason: string) => void;
+}
+
+/**
+ * Resolves the detail record id of `fcrNumber`: GET of the search URL without following redirects; on a
+ * redirect the id is the `id` query parameter of `Location`, on 200 the id of a matching link (see
+ * {@linkcode findDetailIdInHtml}). Anything else gives undefined; never throws.
+ */
+export async function resolveDetailId(
+  reportingUrl: string,
+  fcrNumber: string,
+  options: ReportingRequestOptions,
+): Promise<string | undefined> {
+  const url = searchUrl(reportingUrl, fcrNumber);
+  try {
+    const response = await fetch(url, { redirect: "manual", signal: requestSignal(options) });
+    const body = await response.text();
+    if (REDIRECT_STATUSES.has(response.status)) {
+      const location = response.headers.get("location");
+      const id = location ? new URL(location, url).searchParams.get("id") : null;
+      if (!id) options.onProblem?.(`the search redirected to ${location ?? "nowhere"} without an id`);
+      return id || undefined;
+    }
+    if (response.status !== 200) {
+      options.onProblem?.(`the search answered HTTP ${response.status}`);
+      return undefined;
+    }
+    const id = findDetailIdInHtml(body, reportingUrl, fcrNumber);
+    if (id === undefined) options.onProblem?.("the search page links to no detail record");
+    return id;
+  } catch (error) {
+    options.onProblem?.(`the search failed: ${errorText(error)}`);
+    return undefined;
+  }
+}
+
+/**
+ * The spec's detail-HTML helper (the main flow does not use it): the detail page's HTML when the id
+ * resolves and the detail answers 200 with a body; otherwise the search page's body on 200; otherwise "".
+ * Never throws.
+ */
+export async function fetchDetailHtml(
+  reportingUrl: string,
+  fcrNumber: string,
+  options: ReportingRequestOptions,
+): Promise<string> {
+  const id = await resolveDetailId(reportingUrl, fcrNumber, options);
+  if (id !== undefined) {
+    const detail = await getBody(detailUrl(reportingUrl, id, fcrNumber), options);
+    if (detail) return detail;
+  }
+  return await getBody(searchUrl(reportingUrl, fcrNumber), options);
+}
+
+/** GET → the body on 200, else "". */
+async function getBody(url: string, options: ReportingRequestOptions): Promise<string> {
+  try {
+    const response = await fetch(url, { signal: requestSignal(options) });
+    const body = await response.text();
+    return response.status === 200 ? body : "";
+  } catch {
+    return "";
+  }
+}
+
+function requestSignal(options: ReportingRequestOptions): AbortSignal {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  return options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+}
+
+function decodeTxt(txt: string): string {
+  try {
+    return decodeURIComponent(txt.replaceAll("+", " "));
+  } catch {
+    return txt;
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

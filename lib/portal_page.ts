@@ -1,0 +1,63 @@
+/**
+ * Job A's work in the tracking portal page: the cookie-consent banner and the embedded frame.
+ *
+ * @module
+ */
+import type { Tab } from "./tab.ts";
+
+/** The "allow all" buttons of the consent banner, tried in this order (spec, Job A step 3). */
+export const CONSENT_BUTTON_SELECTORS: readonly string[] = [
+  "button[data-test='coi-allow-all-button']",
+  "button[data-test='coi-allow-all-button-mobile']",
+  "#coi-banner-wrapper button.coi-banner__accept",
+  "button.coi-banner__accept",
+];
+
+/**
+ * Clicks the consent banner's "allow all" button when one appears, trying each selector for up to
+ * `timeoutMs`. Returns the selector clicked, or undefined. Never throws: a banner must not fail a job.
+ */
+export async function acceptCookieConsent(tab: Tab, timeoutMs: number): Promise<string | undefined> {
+  for (const selector of CONSENT_BUTTON_SELECTORS) {
+    try {
+      if (!await tab.waitForSelector(selector, timeoutMs)) continue;
+      await tab.evaluate(
+        (s: string) => (document.querySelector(s) as HTMLElement | null)?.click(),
+        [selector],
+        timeoutMs,
+        "Clicking the consent button",
+      );
+      return selector;
+    } catch {
+      // A banner that misbehaves is skipped; the next selector may still match.
+    }
+  }
+  return undefined;
+}
+
+/** How re-pointing the frame ended. */
+export type FrameLoad = "loaded" | "timed out" | "no frame";
+
+/**
+ * Points the frame matched by `selector` at `url` and waits for its `load` event, at most `timeoutMs`.
+ * The URL travels as data, never as script. Note that `load` also fires when the frame shows an error
+ * page (refused, framing denied): check where it ended with {@linkcode Tab.frameUrls}.
+ */
+export function pointFrameAt(tab: Tab, selector: string, url: string, timeoutMs: number): Promise<FrameLoad> {
+  return tab.evaluate(
+    (frameSelector: string, source: string, ms: number) =>
+      new Promise<"loaded" | "timed out" | "no frame">((resolve) => {
+        const frame = document.querySelector(frameSelector);
+        if (!frame) return resolve("no frame");
+        const timer = setTimeout(() => resolve("timed out"), ms);
+        frame.addEventListener("load", () => {
+          clearTimeout(timer);
+          resolve("loaded");
+        }, { once: true });
+        frame.setAttribute("src", source);
+      }),
+    [selector, url, timeoutMs],
+    timeoutMs + 10_000,
+    "Pointing the frame at the detail page",
+  );
+}
