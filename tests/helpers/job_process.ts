@@ -1,0 +1,159 @@
+/**
+ * Test helpers: run a job's real entry point as a subprocess with exactly the permission flags the
+ * tasks and the compiled executables use, and look at what it left behind.
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+
+/** The project's root folder. */
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Entry points by job. */
+export const ENTRY = { port: "jobs/port_tracking.ts", shipment: "jobs/shipment_tracking.ts" } as const;
+
+/** What a finished job process produced. */
+export interface JobRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of one job process. */
+export interface JobProcessOptions {
+  /** Extra environment; the job's `TMPDIR` should be a folder of the test's own (see {@linkcode TestFolder}). */
+  env?: Record<string, string>;
+  /** Called once the process runs, e.g. to signal it or create its stop file. */
+  whileRunning?: (child: Deno.ChildProcess, output: () => string) => Promise<void>;
+}
+
+/** The `deno run` arguments of a job: the `job` permission set of deno.json, never a prompt. */
+export function jobCommandArgs(job: keyof typeof ENTRY, args: string[]): string[] {
+  return ["run", "-P=job", "--no-prompt", "--quiet", ENTRY[job], ...args];
+}
+
+/** Runs a job to its end. */
+export async function runJobProcess(
+  job: keyof typeof ENTRY,
+  args: string[],
+  options: JobProcessOptions = {},
+): Promise<JobRun> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: jobCommandArgs(job, args),
+    cwd: ROOT,
+    env: { NO_COLOR: "1", ...options.env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let stdout = "";
+  const decoder = new TextDecoder();
+  const readOut = (async () => {
+    for await (const chunk of child.stdout) stdout += decoder.decode(chunk, { stream: true });
+  })();
+  const readErr = new Response(child.stderr).text();
+  if (options.whileRunning) await options.whileRunning(child, () => stdout);
+  const [status, stderr] = await Promise.all([child.status, readErr, readOut]).then(([s, e]) => [s, e] as const);
+  return { code: status.code, stdout, stderr: stripPermissionNotice(stderr) };
+}
+
+/** Deno's one-line notice that config-file permissions are experimental; not the job's output. */
+function stripPermissionNotice(stderr: string): string {
+  return stderr.split("\n").filter((line) => !line.includes("Permissions in the config file")).join("\n");
+}
+
+/** A temporary folder for one test: the job's output folder and its `TMPDIR` live in it. */
+export class TestFolder implements AsyncDisposable {
+  readonly path: string;
+  readonly out: string;
+  readonly tmp: string;
+
+  private constructor(path: string) {
+    this.path = path;
+    this.out = `${path}/out`;
+    this.tmp = `${path}/tmp`;
+  }
+
+  /** Creates the folder with an empty `tmp/` inside. */
+  static async create(): Promise<TestFolder> {
+    const folder = new TestFolder(await Deno.makeTempDir({ prefix: "cj-test-" }));
+    await Deno.mkdir(folder.tmp);
+    return folder;
+  }
+
+  /** Writes a CSV file into the folder and returns its path. */
+  async csv(name: string, text: string): Promise<string> {
+    const path = `${this.path}/${name}`;
+    await Deno.writeTextFile(path, text);
+    return path;
+  }
+
+  /** The PDF files in the output folder, sorted. */
+  async pdfs(): Promise<string[]> {
+    try {
+      return (await Array.fromAsync(Deno.readDir(this.out))).map((e) => e.name).filter((n) => n.endsWith(".pdf"))
+        .sort();
+    } catch {
+      return [];
+    }
+  }
+
+  /** Everything left in the job's TMPDIR (run folders, temporary HTML files). */
+  async tmpEntries(): Promise<string[]> {
+    return (await Array.fromAsync(Deno.readDir(this.tmp))).map((e) => e.name).sort();
+  }
+
+  /** The environment that puts the job's temporary files (and so its browser profile) in this folder. */
+  get env(): Record<string, string> {
+    return { TMPDIR: this.tmp };
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await Deno.remove(this.path, { recursive: true }).catch(() => {});
+  }
+}
+
+/**
+ * Process ids of the browser processes whose command line names `marker` (a test's TMPDIR: every
+ * Chromium a job starts there carries it in `--user-data-dir`). Linux only.
+ */
+export async function browserProcessesUnder(marker: string): Promise<number[]> {
+  const pids: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
+      if (cmdline.includes(marker) && !cmdline.includes("deno")) pids.push(Number(entry.name));
+    } catch { /* exited meanwhile */ }
+  }
+  return pids;
+}
+
+/**
+ * Waits up to `ms` for every browser process under `marker` to be gone, and returns those still alive.
+ * (Chromium's crash handler leaves on its own within about a second of the browser's exit.)
+ */
+export async function browserProcessesLeft(marker: string, ms = 3_000): Promise<number[]> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const left = await browserProcessesUnder(marker);
+    if (left.length === 0 || Date.now() > until) return left;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The text of a PDF, read back with `pdftotext`. */
+export async function pdfText(path: string): Promise<string> {
+  const { success, stdout, stderr } = await new Deno.Command("pdftotext", { args: ["-layout", path, "-"] }).output();
+  if (!success) throw new Error(`pdftotext ${path}: ${new TextDecoder().decode(stderr)}`);
+  return new TextDecoder().decode(stdout);
+}
+
+/** Waits until `check()` holds, up to `ms`. */
+export async function waitUntil(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+  const until = Date.now() + ms;
+  while (!await check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
