@@ -1,0 +1,194 @@
+/**
+ * File names the jobs write, upload or look for (spec sections "PDF file", "Results CSV", "Log",
+ * "Stop file" and the Job B temporary HTML file).
+ *
+ * Every value that ends up in a name (CSV cells, the job id) goes through {@link safeFileNamePart},
+ * so a name never leaves its folder, and every name is kept within 255 UTF-8 bytes, the usual
+ * per-name limit of Linux, macOS and Windows file systems. Values that need neither change give
+ * exactly the spec's names. Each name has a fixed prefix or suffix, so it can never be "." or "..".
+ *
+ * @module
+ */
+
+/** Longest file name, in UTF-8 bytes, that ext4, APFS and NTFS all accept. */
+export const MAX_FILE_NAME_BYTES = 255;
+
+// Control characters are exactly what this pattern is about, hence the lint exception.
+// deno-lint-ignore no-control-regex
+const UNSAFE_CHARS = /[/\\\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * Makes a value safe to embed in a file name: "/", "\\" and control characters (C0, DEL and
+ * C1, U+0080 to U+009F) become "_". Nothing else changes, so ordinary values keep their exact
+ * spelling, spaces, quotes and dots included ("..", embedded in a longer name, is harmless).
+ *
+ * @example
+ * ```ts
+ * safeFileNamePart("INV/2024\\07"); // "INV_2024_07"
+ * safeFileNamePart("A B\u0000C");   // "A B_C"
+ * ```
+ */
+export function safeFileNamePart(value: string): string {
+  return value.replace(UNSAFE_CHARS, "_");
+}
+
+/**
+ * Bytes `value` takes in UTF-8, counted as `TextEncoder` would encode it (a lone surrogate
+ * becomes U+FFFD, 3 bytes). Counting directly avoids allocating an encoded copy per call.
+ */
+function utf8Length(value: string): number {
+  let bytes = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(value.charCodeAt(i + 1))) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * Longest prefix of `value` that fits in `maxBytes` UTF-8 bytes. Cuts only between code points,
+ * so no UTF-8 sequence and no surrogate pair is ever split.
+ */
+function truncateUtf8(value: string, maxBytes: number): string {
+  let bytes = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    const pair = code >= 0xd800 && code <= 0xdbff && isLowSurrogate(value.charCodeAt(i + 1));
+    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : pair ? 4 : 3;
+    if (bytes + size > maxBytes) return value.slice(0, i);
+    bytes += size;
+    if (pair) i++;
+  }
+  return value;
+}
+
+/**
+ * Builds a name from fixed text and variable parts, shortening the variable parts only when the
+ * whole name would exceed {@link MAX_FILE_NAME_BYTES}. The byte budget is shared fairly: parts
+ * are visited shortest first and each gets at most an equal share of what is left, so a short
+ * part is kept whole and a long one does not starve the other; bytes a part does not use (or
+ * loses to a code-point boundary) go to the parts after it.
+ *
+ * @param render joins the (possibly shortened) parts with the fixed text.
+ * @param fixedBytes UTF-8 bytes of the fixed text.
+ */
+function fitName(parts: string[], fixedBytes: number, render: (parts: string[]) => string): string {
+  const safe = parts.map(safeFileNamePart);
+  // Fast path: 3 bytes per UTF-16 unit bounds the encoded size, so most names need no counting.
+  let total = fixedBytes;
+  for (const part of safe) total += part.length * 3;
+  if (total <= MAX_FILE_NAME_BYTES) return render(safe);
+
+  const sizes = safe.map(utf8Length);
+  let remaining = MAX_FILE_NAME_BYTES - fixedBytes;
+  if (sizes.reduce((a, b) => a + b, 0) <= remaining) return render(safe);
+
+  const order = safe.map((_, i) => i).sort((a, b) => (sizes[a] ?? 0) - (sizes[b] ?? 0));
+  const fitted = [...safe];
+  order.forEach((index, position) => {
+    const share = Math.max(0, Math.floor(remaining / (order.length - position)));
+    const part = truncateUtf8(safe[index] ?? "", share);
+    fitted[index] = part;
+    remaining -= utf8Length(part);
+  });
+  return render(fitted);
+}
+
+function checkIndex(index: number): void {
+  if (!Number.isSafeInteger(index) || index < 1) {
+    throw new RangeError(`Row index must be a positive integer (1-based), got ${index}`);
+  }
+}
+
+/**
+ * PDF file name "<NNN> <invoice> <number>.pdf" (spec "PDF file"): the 1-based row index
+ * zero-padded to 3 digits (longer indexes keep all their digits), the invoice value and the FCR
+ * or container number, separated by single spaces. Both values are passed through
+ * {@link safeFileNamePart}; if the name would exceed 255 UTF-8 bytes, the two values are shortened
+ * (on code-point boundaries) so that it fits, still starting with the index and ending in ".pdf".
+ *
+ * @throws {RangeError} when `index` is not a positive integer.
+ * @example
+ * ```ts
+ * pdfFileName(1, "INV-001", "FCR123");   // "001 INV-001 FCR123.pdf"
+ * pdfFileName(1000, "INV/9", "MSCU1234"); // "1000 INV_9 MSCU1234.pdf"
+ * ```
+ */
+export function pdfFileName(index: number, invoice: string, number: string): string {
+  checkIndex(index);
+  const prefix = String(index).padStart(3, "0");
+  // Fixed text: prefix (ASCII digits), two spaces and ".pdf".
+  return fitName(
+    [invoice, number],
+    prefix.length + 2 + 4,
+    ([inv, num]) => `${prefix} ${inv} ${num}.pdf`,
+  );
+}
+
+/**
+ * Job B's temporary HTML file name "ctg_port_<job_id>_<index>_<container>.html" (spec Job B
+ * step 3.4), `index` 1-based and not padded. Job id and container number are made safe and, if
+ * needed, shortened like in {@link pdfFileName}.
+ *
+ * @throws {RangeError} when `index` is not a positive integer.
+ * @example
+ * ```ts
+ * tempHtmlFileName("job-7", 3, "MSCU1234567"); // "ctg_port_job-7_3_MSCU1234567.html"
+ * ```
+ */
+export function tempHtmlFileName(jobId: string, index: number, containerNumber: string): string {
+  checkIndex(index);
+  const fixed = `ctg_port__${index}_.html`;
+  return fitName(
+    [jobId, containerNumber],
+    fixed.length,
+    ([job, container]) => `ctg_port_${job}_${index}_${container}.html`,
+  );
+}
+
+/** Name of the form `<prefix><job_id><suffix>` with the job id made safe and length-limited. */
+function jobFileName(prefix: string, jobId: string, suffix: string): string {
+  return fitName([jobId], prefix.length + suffix.length, ([job]) => `${prefix}${job}${suffix}`);
+}
+
+/**
+ * Job A log upload name (spec "Log").
+ * @example `shipmentLogFileName("42")` → `"shipment_tracking_42.log"`
+ */
+export function shipmentLogFileName(jobId: string): string {
+  return jobFileName("shipment_tracking_", jobId, ".log");
+}
+
+/**
+ * Job B log upload name (spec "Log").
+ * @example `portLogFileName("42")` → `"port_tracking_42.log"`
+ */
+export function portLogFileName(jobId: string): string {
+  return jobFileName("port_tracking_", jobId, ".log");
+}
+
+/**
+ * Job B results CSV upload name (spec "Results CSV").
+ * @example `resultsCsvFileName("42")` → `"port_tracking_results_42.csv"`
+ */
+export function resultsCsvFileName(jobId: string): string {
+  return jobFileName("port_tracking_results_", jobId, ".csv");
+}
+
+/**
+ * Stop file name looked for inside output_dir (spec "Stop file"). A job id too long for a file
+ * name is shortened here too; without that the operator could not create the file at all.
+ * @example `stopFileName("42")` → `"stop_42.txt"`
+ */
+export function stopFileName(jobId: string): string {
+  return jobFileName("stop_", jobId, ".txt");
+}

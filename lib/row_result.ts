@@ -1,0 +1,55 @@
+/**
+ * In-memory result records, one per processed row (spec "Result record"). Field names are the
+ * spec's snake_case names because they also name the Job B results CSV columns.
+ *
+ * @module
+ */
+
+/** Outcome of one row: "success" when its PDF was written, else "error". */
+export type RowStatus = "success" | "error";
+
+/**
+ * Job A result record.
+ *
+ * @example
+ * ```ts
+ * const ok: ShipmentResult = {
+ *   fcr_number: "FCR123", invoice_number: "INV-1", status: "success",
+ *   pdf_file: "001 INV-1 FCR123.pdf", timestamp: "2024-01-05T09:03:07.045",
+ * };
+ * ```
+ */
+export interface ShipmentResult {
+  fcr_number: string;
+  invoice_number: string;
+  status: RowStatus;
+  /** PDF file name (not a path); set on success only. */
+  pdf_file?: string;
+  /** Error text; set on error only. */
+  error?: string;
+  /** Local date-time from `localTimestamp()`. */
+  timestamp: string;
+}
+
+/**
+ * Job B result record; also one row of the results CSV (see `buildResultsCsv`).
+ *
+ * @example
+ * ```ts
+ * const failed: PortResult = {
+ *   container_number: "MSCU1234567", invoice_no: "INV-1", status: "error",
+ *   error: "Response too short (42 characters)", timestamp: "2024-01-05T09:03:07.045",
+ * };
+ * ```
+ */
+export interface PortResult {
+  container_number: string;
+  invoice_no: string;
+  status: RowStatus;
+  /** PDF file name (not a path); set on success only. */
+  pdf_file?: string;
+  /** Error text; set on error only. */
+  error?: string;
+  /** Local date-time from `localTimestamp()`. */
+  timestamp: string;
+}
