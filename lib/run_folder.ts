@@ -6,8 +6,13 @@
  */
 
 /** Name prefix of every run folder; the sweep only ever touches folders with this prefix. */
-export const RUN_FOLDER_PREFIX = "capture-jobs-";
+export const RUN_FOLDER_PREFIX = "cjob-";
 const OWNER_FILE = "owner.pid";
+/**
+ * Chromium's singleton socket lands at `<run folder>/t/org.chromium.Chromium.XXXXXX/SingletonSocket`
+ * (46 more bytes) and Chromium aborts when a socket path passes 107 bytes.
+ */
+const MAX_RUN_FOLDER_LENGTH = 107 - 46;
 
 /** The folder of one run and its parts. */
 export interface RunFolder {
@@ -22,7 +27,12 @@ export interface RunFolder {
  * The path is kept short: Chromium puts a Unix socket under `TMPDIR` and aborts past 107 bytes.
  */
 export async function createRunFolder(): Promise<RunFolder> {
-  const path = await Deno.makeTempDir({ prefix: RUN_FOLDER_PREFIX });
+  let path = await Deno.makeTempDir({ prefix: RUN_FOLDER_PREFIX });
+  if (path.length > MAX_RUN_FOLDER_LENGTH && Deno.build.os !== "windows") {
+    // A deep TMPDIR would push Chromium's socket past the limit: fall back to /tmp.
+    await Deno.remove(path);
+    path = await Deno.makeTempDir({ prefix: RUN_FOLDER_PREFIX, dir: "/tmp" });
+  }
   const folder = { path, profile: `${path}/p`, tmp: `${path}/t`, home: `${path}/h` };
   await Promise.all([folder.profile, folder.tmp, folder.home].map((dir) => Deno.mkdir(dir)));
   await Deno.writeTextFile(`${path}/${OWNER_FILE}`, String(Deno.pid));
