@@ -1,0 +1,83 @@
+/**
+ * capture-jobs: two batch jobs that capture web pages to PDF with headless Chromium over raw CDP and
+ * report to a job server.
+ *
+ * - Job A, shipment tracking: {@linkcode runShipmentTracking} / {@linkcode shipmentTrackingJob}.
+ * - Job B, port container location: {@linkcode runPortTracking} / {@linkcode portTrackingJob}.
+ *
+ * Both can be run from other Deno code with the shared shell {@linkcode runJob}, which parses a command
+ * line exactly like the executables do and returns the exit code:
+ *
+ * @example
+ * ```ts
+ * import { portTrackingJob, runJob } from "./mod.ts";
+ * const code = await runJob(portTrackingJob, ["rows.csv", "out", "job-1", "--pause-scale=0"]);
+ * ```
+ *
+ * The building blocks the jobs are made of are exported too.
+ *
+ * @module
+ */
+export { portTrackingJob, runPortTracking } from "./jobs/port_tracking.ts";
+export { runShipmentTracking, shipmentTrackingJob } from "./jobs/shipment_tracking.ts";
+export {
+  EXIT_STOPPED,
+  type JobContext,
+  type JobDefinition,
+  type JobIo,
+  runJob,
+  VERSION,
+} from "./lib/job_runner.ts";
+export {
+  type Command,
+  type CommonConfig,
+  DEFAULT_PORT_URL,
+  type EnvReader,
+  type JobKind,
+  parsePortCommand,
+  parseShipmentCommand,
+  type PortConfig,
+  type ShipmentConfig,
+} from "./lib/job_config.ts";
+export * from "./lib/errors.ts";
+export { Browser, type BrowserOptions } from "./lib/browser.ts";
+export { BrowserSupervisor, type SupervisorOptions } from "./lib/browser_supervisor.ts";
+export { type PageFunction, Tab } from "./lib/tab.ts";
+export { type ChromiumFlagOptions, chromiumFlags } from "./lib/chromium_flags.ts";
+export { CHROMIUM_LOCATIONS, findChromium } from "./lib/chromium_path.ts";
+export { printPdfFile } from "./lib/pdf_output.ts";
+export { portPrintParams, shipmentPrintParams } from "./lib/print_options.ts";
+export {
+  type CsvRows,
+  parsePortCsv,
+  parseShipmentCsv,
+  type PortRow,
+  readPortRows,
+  readShipmentRows,
+  type ShipmentRow,
+} from "./lib/csv_rows.ts";
+export * from "./lib/file_names.ts";
+export { buildResultsCsv } from "./lib/results_csv.ts";
+export type { PortResult, RowStatus, ShipmentResult } from "./lib/row_result.ts";
+export { localTimestamp } from "./lib/local_timestamp.ts";
+export { type CompletionReport, type JobData, jobDataFor, JobServerClient } from "./lib/job_server.ts";
+export { completePortJob, completeShipmentJob, type JobServer } from "./lib/completion.ts";
+export {
+  detailUrl,
+  fetchDetailHtml,
+  findDetailIdInHtml,
+  type ReportingRequestOptions,
+  resolveDetailId,
+  searchUrl,
+} from "./lib/detail_record.ts";
+export {
+  acceptCookieConsent,
+  CONSENT_BUTTON_SELECTORS,
+  type FrameLoad,
+  pointFrameAt,
+} from "./lib/portal_page.ts";
+export { type PortReport, PortReportClient } from "./lib/port_report.ts";
+export { withBaseHref } from "./lib/base_href.ts";
+export { type RowLoopOptions, type RowLoopResult, type RowOutcome, runRows } from "./lib/row_loop.ts";
+export { type JobLog, startJobLog } from "./lib/job_log.ts";
+export { pause, type PauseName, SPEC_PAUSES_MS, SPEC_TIMINGS, type Timings } from "./lib/timings.ts";
