@@ -1,0 +1,237 @@
+import assert from "node:assert/strict";
+import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
+import { type RowLoopOptions, type RowOutcome, runRows } from "../lib/row_loop.ts";
+import { StopRequestedError } from "../lib/errors.ts";
+import { sleep } from "../lib/timings.ts";
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/;
+
+interface Row {
+  name: string;
+}
+interface Result extends RowOutcome {
+  name: string;
+}
+
+const rows = (...names: string[]): Row[] => names.map((name) => ({ name }));
+
+function messageOf(record: LogRecord): string {
+  return record.message.map(String).join("");
+}
+
+Deno.test("runRows", async (t) => {
+  const records: LogRecord[] = [];
+  await configure({
+    sinks: { memory: (record) => records.push(record) },
+    loggers: [
+      { category: ["row-loop-test"], sinks: ["memory"], lowestLevel: "debug" },
+      { category: ["logtape", "meta"], sinks: [], lowestLevel: "warning" },
+    ],
+  });
+  const dir = await Deno.makeTempDir({ prefix: "row-loop-test-" });
+  const stopFile = `${dir}/stop_job.txt`;
+  const events: string[] = [];
+
+  /** Options with a process that fails for names starting with "bad". */
+  function options(
+    list: Row[],
+    overrides: Partial<RowLoopOptions<Row, Result>> = {},
+  ): RowLoopOptions<Row, Result> {
+    return {
+      rows: list,
+      stopFile,
+      signal: new AbortController().signal,
+      logger: getLogger(["row-loop-test"]),
+      describe: (row) => `name ${row.name}`,
+      process: (row, index) => {
+        events.push(`process ${index}`);
+        if (row.name.startsWith("bad")) {
+          return Promise.reject(new Error(`cannot print ${row.name}\nsecond line`));
+        }
+        return Promise.resolve(`${String(index).padStart(3, "0")} ${row.name}.pdf`);
+      },
+      record: (row, outcome) => ({ name: row.name, ...outcome }),
+      ...overrides,
+    };
+  }
+
+  const fresh = async () => {
+    records.length = 0;
+    events.length = 0;
+    await Deno.remove(stopFile).catch(() => {});
+  };
+
+  try {
+    await t.step("results in order with status, pdf_file, error and timestamp; counts", async () => {
+      await fresh();
+      const outcome = await runRows(options(rows("a", "bad-b", "c")));
+      assert.equal(outcome.stopped, false);
+      assert.equal(outcome.successCount, 2);
+      assert.equal(outcome.failureCount, 1);
+      assert.deepEqual(outcome.results.map((r) => [r.name, r.status]), [
+        ["a", "success"],
+        ["bad-b", "error"],
+        ["c", "success"],
+      ]);
+      const [a, b, c] = outcome.results as [Result, Result, Result];
+      assert.equal(a.pdf_file, "001 a.pdf");
+      assert.equal("error" in a, false);
+      assert.equal(c.pdf_file, "003 c.pdf");
+      // The error text is the message on one line.
+      assert.equal(b.error, "cannot print bad-b second line");
+      assert.equal("pdf_file" in b, false);
+      for (const result of outcome.results) assert.match(result.timestamp, TIMESTAMP);
+      assert.deepEqual(events, ["process 1", "process 2", "process 3"]);
+    });
+
+    await t.step("the log names each row, its PDF and its failure", async () => {
+      await fresh();
+      await runRows(options(rows("a", "bad-b")));
+      const lines = records.map((r) => `${r.level} ${messageOf(r)}`);
+      assert.deepEqual(lines, [
+        "info Row 1/2 (name a): processing",
+        "info Row 1/2 (name a): saved 001 a.pdf",
+        "info Row 2/2 (name bad-b): processing",
+        "error Row 2/2 (name bad-b): failed: cannot print bad-b second line",
+      ]);
+    });
+
+    await t.step("onFailure gets the error itself, once per failed row, before the next row", async () => {
+      await fresh();
+      const seen: unknown[] = [];
+      const outcome = await runRows(options(rows("bad-1", "ok", "bad-3"), {
+        onFailure: (error) => {
+          seen.push(error);
+          events.push("onFailure");
+          return Promise.resolve();
+        },
+      }));
+      assert.equal(seen.length, 2);
+      assert.ok(seen.every((e) => e instanceof Error));
+      assert.equal((seen[0] as Error).message, "cannot print bad-1\nsecond line");
+      assert.equal((seen[1] as Error).message, "cannot print bad-3\nsecond line");
+      assert.deepEqual(events, ["process 1", "onFailure", "process 2", "process 3", "onFailure"]);
+      assert.equal(outcome.failureCount, 2);
+    });
+
+    await t.step("afterRow runs between rows, after failures too, but not after the last", async () => {
+      await fresh();
+      await runRows(options(rows("a", "bad-b", "c"), {
+        afterRow: (index) => {
+          events.push(`after ${index}`);
+          return Promise.resolve();
+        },
+      }));
+      assert.deepEqual(events, ["process 1", "after 1", "process 2", "after 2", "process 3"]);
+    });
+
+    await t.step("a single row gets no afterRow", async () => {
+      await fresh();
+      let calls = 0;
+      await runRows(options(rows("a"), { afterRow: () => Promise.resolve(void calls++) }));
+      assert.equal(calls, 0);
+    });
+
+    await t.step("onProgress counts done, total and failed", async () => {
+      await fresh();
+      const progress: number[][] = [];
+      await runRows(options(rows("a", "bad-b", "c"), { onProgress: (...args) => progress.push(args) }));
+      assert.deepEqual(progress, [[1, 3, 0], [2, 3, 1], [3, 3, 1]]);
+    });
+
+    await t.step("stop file before row 1: stopped, no results, nothing processed", async () => {
+      await fresh();
+      await Deno.writeTextFile(stopFile, "");
+      const outcome = await runRows(options(rows("a", "b")));
+      assert.deepEqual(outcome, { results: [], successCount: 0, failureCount: 0, stopped: true });
+      assert.deepEqual(events, []);
+      const warning = records.find((r) => r.level === "warning");
+      assert.ok(warning, "a warning is logged");
+      assert.equal(warning.properties.index, 1);
+      assert.equal(warning.properties.total, 2);
+    });
+
+    await t.step("stop file created during row 2: row 2 recorded, stops before row 3", async () => {
+      await fresh();
+      const outcome = await runRows(options(rows("a", "b", "c"), {
+        process: async (row, index) => {
+          events.push(`process ${index}`);
+          if (index === 2) await Deno.writeTextFile(stopFile, "");
+          return `${row.name}.pdf`;
+        },
+      }));
+      assert.equal(outcome.stopped, true);
+      assert.deepEqual(outcome.results.map((r) => r.pdf_file), ["a.pdf", "b.pdf"]);
+      assert.equal(outcome.successCount, 2);
+      assert.deepEqual(events, ["process 1", "process 2"]);
+    });
+
+    await t.step("an aborted signal before the start: stopped, nothing processed", async () => {
+      await fresh();
+      const outcome = await runRows(
+        options(rows("a"), { signal: AbortSignal.abort(new StopRequestedError("x")) }),
+      );
+      assert.equal(outcome.stopped, true);
+      assert.deepEqual(outcome.results, []);
+      assert.deepEqual(events, []);
+    });
+
+    await t.step("aborted while a row runs: that row is not recorded as failed, the run stops", async () => {
+      await fresh();
+      const controller = new AbortController();
+      let failures = 0;
+      const outcome = await runRows(options(rows("a", "b", "c"), {
+        signal: controller.signal,
+        process: (row, index) => {
+          events.push(`process ${index}`);
+          if (index === 2) {
+            controller.abort(new StopRequestedError("SIGINT"));
+            return Promise.reject(controller.signal.reason);
+          }
+          return Promise.resolve(`${row.name}.pdf`);
+        },
+        onFailure: () => Promise.resolve(void failures++),
+      }));
+      assert.equal(outcome.stopped, true);
+      assert.deepEqual(outcome.results.map((r) => r.name), ["a"]);
+      assert.equal(outcome.failureCount, 0);
+      assert.equal(failures, 0);
+      assert.deepEqual(events, ["process 1", "process 2"]);
+    });
+
+    await t.step("aborted during the pause between rows: stops before the next row", async () => {
+      await fresh();
+      const controller = new AbortController();
+      const outcome = await runRows(options(rows("a", "b", "c"), {
+        signal: controller.signal,
+        afterRow: (index) => {
+          events.push(`after ${index}`);
+          const pausing = sleep(10_000, controller.signal);
+          if (index === 1) controller.abort(new StopRequestedError("SIGTERM"));
+          return pausing;
+        },
+      }));
+      assert.equal(outcome.stopped, true);
+      assert.deepEqual(outcome.results.map((r) => r.name), ["a"]);
+      assert.deepEqual(events, ["process 1", "after 1"]);
+    });
+
+    await t.step("an unexpected afterRow error is not swallowed", async () => {
+      await fresh();
+      await assert.rejects(
+        runRows(options(rows("a", "b"), { afterRow: () => Promise.reject(new TypeError("bug")) })),
+        TypeError,
+      );
+    });
+
+    await t.step("no rows: nothing happens, not stopped even with a stop file", async () => {
+      await fresh();
+      await Deno.writeTextFile(stopFile, "");
+      const outcome = await runRows(options([]));
+      assert.deepEqual(outcome, { results: [], successCount: 0, failureCount: 0, stopped: false });
+    });
+  } finally {
+    await reset();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

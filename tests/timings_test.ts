@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import {
+  DEFAULT_LIMITS_S,
+  pause,
+  sleep,
+  SPEC_PAUSES_MS,
+  SPEC_TIMINGS,
+  type Timings,
+} from "../lib/timings.ts";
+
+const scaled = (pauseScale: number): Timings => ({ ...SPEC_TIMINGS, pauseScale });
+
+async function elapsedMs(work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}
+
+Deno.test("timings: constants", async (t) => {
+  await t.step("the spec's pauses and limits", () => {
+    assert.deepEqual(SPEC_PAUSES_MS, {
+      afterFrameAppears: 2_000,
+      afterFrameSource: 4_000,
+      noDetailId: 2_000,
+      afterRootReturn: 1_000,
+      beforePrint: 1_000,
+      betweenRows: 2_000,
+    });
+    assert.deepEqual(DEFAULT_LIMITS_S, { http: 30, wait: 20, consent: 3 });
+    assert.deepEqual(SPEC_TIMINGS, {
+      httpTimeoutMs: 30_000,
+      waitTimeoutMs: 20_000,
+      consentTimeoutMs: 3_000,
+      pauseScale: 1,
+    });
+  });
+});
+
+Deno.test("timings: pause", async (t) => {
+  await t.step("scale 0 resolves at once for every pause", async () => {
+    for (const name of Object.keys(SPEC_PAUSES_MS) as (keyof typeof SPEC_PAUSES_MS)[]) {
+      const ms = await elapsedMs(() => pause(scaled(0), name));
+      assert.ok(ms < 50, `${name} took ${ms} ms`);
+    }
+  });
+
+  await t.step("scale 0.01 of 2 s is about 20 ms", async () => {
+    const ms = await elapsedMs(() => pause(scaled(0.01), "betweenRows"));
+    assert.ok(ms >= 15 && ms < 500, `took ${ms} ms`);
+  });
+
+  await t.step("scale 0.01 of 4 s is about 40 ms, longer than the 1 s pause", async () => {
+    const long = await elapsedMs(() => pause(scaled(0.01), "afterFrameSource"));
+    assert.ok(long >= 35 && long < 500, `took ${long} ms`);
+    const short = await elapsedMs(() => pause(scaled(0.005), "afterRootReturn"));
+    assert.ok(short >= 1 && short < long, `1 s × 0.005 took ${short} ms, 4 s × 0.01 took ${long} ms`);
+  });
+
+  await t.step("an aborted signal rejects even at scale 0", async () => {
+    const reason = new Error("stop requested");
+    await assert.rejects(pause(scaled(0), "betweenRows", AbortSignal.abort(reason)), (e) => e === reason);
+  });
+});
+
+Deno.test("timings: sleep", async (t) => {
+  await t.step("waits about the time given", async () => {
+    const ms = await elapsedMs(() => sleep(30));
+    assert.ok(ms >= 25 && ms < 500, `took ${ms} ms`);
+  });
+
+  await t.step("0 and negative resolve at once", async () => {
+    assert.equal(await sleep(0), undefined);
+    assert.equal(await sleep(-5), undefined);
+  });
+
+  await t.step("rejects promptly with the signal's reason when aborted", async () => {
+    const controller = new AbortController();
+    const reason = new Error("SIGTERM");
+    const started = performance.now();
+    const sleeping = sleep(10_000, controller.signal);
+    setTimeout(() => controller.abort(reason), 20);
+    await assert.rejects(sleeping, (e) => e === reason);
+    const ms = performance.now() - started;
+    assert.ok(ms >= 15 && ms < 500, `rejected after ${ms} ms`);
+  });
+
+  await t.step("an already-aborted signal rejects at once", async () => {
+    const reason = new Error("already");
+    const started = performance.now();
+    await assert.rejects(sleep(10_000, AbortSignal.abort(reason)), (e) => e === reason);
+    assert.ok(performance.now() - started < 50);
+  });
+
+  await t.step("resolving removes the abort listener; a later abort changes nothing", async () => {
+    const controller = new AbortController();
+    let added = 0;
+    let removed = 0;
+    const { signal } = controller;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = (...args: Parameters<typeof add>) => {
+      added++;
+      add(...args);
+    };
+    signal.removeEventListener = (...args: Parameters<typeof remove>) => {
+      removed++;
+      remove(...args);
+    };
+    await sleep(5, signal);
+    assert.equal(added, 1);
+    assert.equal(removed, 1);
+    controller.abort(new Error("late"));
+  });
+  // No timer may outlive a step: Deno's op sanitizer (on by default) fails the test otherwise.
+});
