@@ -29,10 +29,13 @@ export function findDetailIdInHtml(
   fcrNumber: string,
 ): string | undefined {
   const { origin, pathname } = new URL(reportingUrl);
+  const baseName = pathname.slice(pathname.lastIndexOf("/") + 1);
+  // Where a link to the reporting page may start: the absolute URL, the root-relative path, the page's
+  // own name (relative to its folder) or just the query. It must start an attribute value or a word, so
+  // a longer path that merely ends like the reporting path, or another host, does not count.
+  const target = [origin + pathname, pathname, baseName, ""].map(escapeRegExp).join("|");
   const link = new RegExp(
-    `(?:${escapeRegExp(origin)})?${
-      escapeRegExp(pathname)
-    }\\?ref=/fcr&(?:amp;)?id=(\\d+)&(?:amp;)?txt=([^"'<>\\s&]*)`,
+    `(?<=^|["'=\\s(>])(?:${target})\\?ref=/fcr&(?:amp;)?id=(\\d+)&(?:amp;)?txt=([^"'<>\\s&]*)`,
     "gi",
   );
   const wanted = fcrNumber.toLowerCase();

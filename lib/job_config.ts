@@ -229,23 +229,22 @@ function url(name: string, value: string, protocols: string[]): string {
   return value.trim();
 }
 
-function number(name: string, value: string, range: { min: number; positive?: boolean }): number {
+function number(name: string, value: string, range: { min: number }): number {
   const parsed = Number(value.trim());
   if (value.trim() === "" || !Number.isFinite(parsed)) {
     throw new UsageError(`${name} must be a number, got ${JSON.stringify(value)}`);
   }
-  if (parsed < range.min || (range.positive && parsed === 0)) {
+  if (parsed < range.min) {
     throw new UsageError(
-      `${name} must be ${range.positive ? "greater than" : "at least"} ${range.min}, got ${value}`,
+      `${name} must be at least ${range.min}, got ${value}`,
     );
   }
   return parsed;
 }
 
 function seconds(name: string, value: string | undefined, fallback: number): number {
-  return Math.round(
-    (value === undefined ? fallback : number(name, value, { min: 0, positive: true })) * 1000,
-  );
+  // At least a millisecond: a smaller value would round to 0 and abort every request at once.
+  return Math.round((value === undefined ? fallback : number(name, value, { min: 0.001 })) * 1000);
 }
 
 function flagFromEnv(name: string, value: string | undefined): boolean {

@@ -1,0 +1,75 @@
+/**
+ * `deno task compile`: builds the two standalone executables into `dist/`, with the `job` permission set
+ * of deno.json baked in and no permission prompt ever.
+ *
+ *   deno task compile [--target TARGET] [--site-env FILE]
+ *
+ * `--target` cross-compiles (x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu, x86_64-apple-darwin,
+ * aarch64-apple-darwin, x86_64-pc-windows-msvc); the names then carry the target. `--site-env FILE` bakes
+ * site settings (TRACKING_PORTAL_URL=…, REPORTING_URL=…, FRAME_SELECTOR=…, PORT_URL=…) into the
+ * executables so cron lines stay positional; the real environment and flags still win. Never put secrets
+ * in it: the values are readable in the binary.
+ *
+ * Compiling needs Deno's `denort` runtime for the target: downloaded on first use, or taken from the file
+ * that `DENORT_BIN` names (for hosts without internet access).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+
+/** The executables and their entry points. */
+export const EXECUTABLES = [
+  { name: "shipment-tracking", entry: "jobs/shipment_tracking.ts" },
+  { name: "port-tracking", entry: "jobs/port_tracking.ts" },
+] as const;
+
+/** The `deno compile` arguments of one executable. */
+export function compileArgs(
+  entry: string,
+  output: string,
+  options: { target?: string; siteEnv?: string },
+): string[] {
+  return [
+    "compile",
+    "--quiet",
+    // The one permission definition the job tasks use too; a denied permission fails, never prompts.
+    "-P=job",
+    "--no-prompt",
+    ...(options.target ? ["--target", options.target] : []),
+    ...(options.siteEnv ? [`--env-file=${options.siteEnv}`] : []),
+    "--output",
+    output,
+    entry,
+  ];
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { target: { type: "string" }, "site-env": { type: "string" } },
+    strict: true,
+  });
+  const root = fileURLToPath(new URL("../", import.meta.url));
+  for (const { name, entry } of EXECUTABLES) {
+    const output = `dist/${name}${values.target ? `-${values.target}` : ""}`;
+    const options = {
+      ...(values.target ? { target: values.target } : {}),
+      ...(values["site-env"] ? { siteEnv: values["site-env"] } : {}),
+    };
+    console.error(`Compiling ${entry} → ${output}`);
+    const { success } = await new Deno.Command(Deno.execPath(), {
+      args: compileArgs(entry, output, options),
+      cwd: root,
+      stdout: "inherit",
+      stderr: "inherit",
+    }).spawn().status;
+    if (!success) {
+      console.error(
+        `Compiling ${name} failed. Without internet access, point DENORT_BIN at the denort binary of Deno ` +
+          `${Deno.version.deno} for the target (from denort-<target>.zip of the Deno release).`,
+      );
+      Deno.exit(1);
+    }
+  }
+}
