@@ -25,6 +25,7 @@ import {
   tempHtmlFileName,
 } from "../lib/file_names.ts";
 import { printPdfFile } from "../lib/pdf_output.ts";
+import { terminalProgress } from "../lib/progress.ts";
 import { PortReportClient } from "../lib/port_report.ts";
 import { portPrintParams } from "../lib/print_options.ts";
 import { buildResultsCsv } from "../lib/results_csv.ts";
@@ -121,6 +122,7 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
     async onFailure(error) {
       if (isBrowserFault(error)) await browsers.replace();
     },
+    onProgress: terminalProgress(),
     afterRow: () => pause(config.timings, "betweenRows", signal),
   });
   if (outcome.stopped) return EXIT_STOPPED;

@@ -17,6 +17,7 @@ import { parseShipmentCommand, type ShipmentConfig } from "../lib/job_config.ts"
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
 import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_services.ts";
 import { printPdfFile } from "../lib/pdf_output.ts";
+import { terminalProgress } from "../lib/progress.ts";
 import { acceptCookieConsent, pointFrameAt } from "../lib/portal_page.ts";
 import { shipmentPrintParams } from "../lib/print_options.ts";
 import type { ShipmentResult } from "../lib/row_result.ts";
@@ -145,6 +146,7 @@ export async function runShipmentTracking(
     async onFailure(error) {
       if (isBrowserFault(error)) await browsers.replace();
     },
+    onProgress: terminalProgress(),
   });
   if (outcome.stopped) return EXIT_STOPPED;
 

@@ -36,7 +36,7 @@ export interface RowLoopOptions<Row, Result> {
   /** Runs after every row, success or not (Job B's pause between rows). */
   afterRow?(index: number): Promise<void>;
   /** Told after every row, for progress display. */
-  onProgress?(done: number, total: number, failed: number): void;
+  onProgress?: ((done: number, total: number, failed: number) => void) | undefined;
 }
 
 /** How the loop ended. */
