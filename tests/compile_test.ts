@@ -1,0 +1,70 @@
+/**
+ * What can be proved here about `deno compile` (these machines cannot download Deno's `denort` runtime):
+ * the executables' module graph is static and holds no dev-only code, the compile step accepts the
+ * baked permission set, and, given a base binary through DENORT_BIN, writes the executables. The jobs
+ * themselves run under exactly the baked flags in every end-to-end test (tests/helpers/job_process.ts).
+ */
+import assert from "node:assert/strict";
+import { compileArgs, EXECUTABLES } from "../scripts/compile.ts";
+import { jobCommandArgs, ROOT, TestFolder } from "./helpers/job_process.ts";
+
+Deno.test("the job tasks, the tests and the executables use the same permission flags", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  for (const { name, entry } of EXECUTABLES) {
+    assert.equal(config.tasks[name], `deno run -P=job --no-prompt ${entry}`);
+    const baked = compileArgs(entry, "out", {});
+    assert.ok(baked.includes("-P=job") && baked.includes("--no-prompt"));
+  }
+  const run = jobCommandArgs("port", []);
+  assert.ok(run.includes("-P=job") && run.includes("--no-prompt"));
+  assert.deepEqual(Object.keys(config.permissions.job).sort(), ["env", "net", "read", "run", "sys", "write"]);
+  assert.deepEqual(config.permissions.job.sys, ["uid"]);
+});
+
+Deno.test("the executables' module graph is static: project code, node built-ins and pinned npm packages only", async () => {
+  for (const { entry } of EXECUTABLES) {
+    const { stdout } = await new Deno.Command(Deno.execPath(), { args: ["info", "--json", entry], cwd: ROOT })
+      .output();
+    const graph = JSON.parse(new TextDecoder().decode(stdout)) as { modules: { specifier: string }[] };
+    for (const { specifier } of graph.modules) {
+      if (specifier.startsWith("file://")) {
+        const path = specifier.slice(`file://${ROOT}`.length);
+        assert.match(path, /^(lib\/[a-z_]+\.ts|jobs\/[a-z_]+\.ts|deno\.json)$/, `${entry} pulls in ${path}`);
+        if (path.endsWith(".ts")) {
+          const source = await Deno.readTextFile(`${ROOT}${path}`);
+          assert.doesNotMatch(
+            source,
+            /\bimport\s*\(/,
+            `${path} has a dynamic import that compile would miss`,
+          );
+        }
+      } else {
+        assert.match(
+          specifier,
+          /^(node:[a-z]+|npm:\/[@a-z/-]+@\d+\.\d+\.\d+(\/[a-z]+)?)$/,
+          `${entry}: ${specifier}`,
+        );
+      }
+    }
+  }
+});
+
+Deno.test("deno compile reaches the runtime step, and completes with DENORT_BIN", async () => {
+  await using dir = await TestFolder.create();
+  const { entry } = EXECUTABLES[1];
+  const compile = (output: string, env: Record<string, string>) =>
+    new Deno.Command(Deno.execPath(), { args: compileArgs(entry, output, {}), cwd: ROOT, env, stdin: "null" })
+      .output();
+
+  const offline = await compile(`${dir.path}/offline`, {});
+  const said = new TextDecoder().decode(offline.stderr);
+  // Offline, the graph was built and the only missing piece is the runtime download; online it succeeds.
+  assert.ok(offline.success || /denort-[a-z0-9_-]+\.zip/.test(said), said);
+
+  // With a base binary given (here the deno binary itself, the only one at hand), compile writes the
+  // executable: the graph, permissions and packages are all embedded.
+  const withBase = await compile(`${dir.path}/port-tracking`, { DENORT_BIN: Deno.execPath() });
+  assert.ok(withBase.success, new TextDecoder().decode(withBase.stderr));
+  const size = (await Deno.stat(`${dir.path}/port-tracking`)).size;
+  assert.ok(size > (await Deno.stat(Deno.execPath())).size, "the base binary plus the embedded program");
+});
