@@ -53,11 +53,11 @@ export class Browser implements AsyncDisposable {
       : undefined;
     try {
       const endpoint = options.browserUrl ?? await process!.endpoint;
-      const connection = await CdpConnection.connect(endpoint, options.startTimeoutMs);
-      process?.status.then((status) => {
+      const exitReason = process?.status.then((status) => {
         const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
-        connection.markGone(`the browser process ${how}; its last output: ${process.stderrTail() || "none"}`);
+        return `the browser process ${how}; its last output: ${process.stderrTail() || "none"}`;
       });
+      const connection = await CdpConnection.connect(endpoint, options.startTimeoutMs, exitReason);
       try {
         return new Browser(process, connection, await Tab.open(connection, options.onDialog));
       } catch (error) {

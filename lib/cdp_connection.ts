@@ -37,14 +37,30 @@ export class CdpConnection {
   readonly #gone = Promise.withResolvers<never>();
   #goneReason: string | undefined;
 
-  private constructor(client: CriClient) {
+  private constructor(client: CriClient, exitReason: Promise<string> | undefined) {
     this.#client = client;
     this.#gone.promise.catch(() => {});
-    client.on("disconnect", () => this.markGone("the browser closed its DevTools connection"));
+    const closed = "the browser closed its DevTools connection (it crashed or was killed)";
+    exitReason?.then((reason) => this.markGone(reason));
+    client.on("disconnect", () => {
+      if (this.#goneReason !== undefined) return;
+      // The socket usually closes a moment before the browser's exit is reported: wait for the reason.
+      if (exitReason === undefined) this.markGone(closed);
+      else {withDeadline(exitReason, 1_000, "").then((reason) =>
+          this.markGone(reason), () =>
+          this.markGone(closed));}
+    });
   }
 
-  /** Connects to a browser's DevTools WebSocket address (`ws://127.0.0.1:PORT/devtools/browser/…`). */
-  static async connect(endpoint: string, timeoutMs: number): Promise<CdpConnection> {
+  /**
+   * Connects to a browser's DevTools WebSocket address (`ws://127.0.0.1:PORT/devtools/browser/…`).
+   * `exitReason`, for a browser this job started, resolves with why its process ended.
+   */
+  static async connect(
+    endpoint: string,
+    timeoutMs: number,
+    exitReason?: Promise<string>,
+  ): Promise<CdpConnection> {
     try {
       // local: use the bundled protocol description instead of fetching it from the browser.
       const client = await withDeadline(
@@ -52,7 +68,7 @@ export class CdpConnection {
         timeoutMs,
         `Connecting to DevTools at ${endpoint}`,
       );
-      return new CdpConnection(client);
+      return new CdpConnection(client, exitReason);
     } catch (error) {
       throw new BrowserLaunchError(`Cannot connect to the browser at ${endpoint}: ${errorText(error)}`);
     }
@@ -84,7 +100,12 @@ export class CdpConnection {
     label = method,
   ): Promise<CdpResult> {
     if (this.#goneReason !== undefined) return Promise.reject(new BrowserGoneError(this.#goneReason));
-    const sent = this.#client.send(method, params, sessionId);
+    const sent = this.#client.send(method, params, sessionId).catch(async (error) => {
+      if (!/WebSocket/.test(errorText(error))) throw error;
+      // The socket closed under the call: give the browser's exit a moment to say why (killed, crashed).
+      await withDeadline(this.#gone.promise, 2_000, "Waiting for the browser's exit").catch(() => {});
+      throw new BrowserGoneError(this.#goneReason ?? "the browser closed its DevTools connection");
+    });
     sent.catch(() => {});
     return withDeadline(Promise.race([sent, this.#gone.promise]), timeoutMs, label);
   }

@@ -69,7 +69,7 @@ export async function sweepStaleRunFolders(tempDir: string): Promise<string[]> {
     if (!entry.isDirectory || !entry.name.startsWith(RUN_FOLDER_PREFIX)) continue;
     const path = `${tempDir}/${entry.name}`;
     const owner = await readOwner(path);
-    if (owner === undefined || processExists(owner)) continue;
+    if (owner === undefined || await processExists(owner)) continue;
     await removeRunFolder(path);
     removed.push(path);
   }
@@ -85,21 +85,21 @@ async function readOwner(path: string): Promise<number | undefined> {
   }
 }
 
-function processExists(pid: number): boolean {
+/**
+ * Whether a process lives. `kill -0` rather than `/proc`: Deno grants `/proc` only with every permission.
+ * When it cannot be told (no `kill` command), the process is taken as alive and its folder kept.
+ */
+async function processExists(pid: number): Promise<boolean> {
   try {
-    Deno.statSync(`/proc/${pid}`);
-    return true;
-  } catch (error) {
-    // Without /proc (macOS) liveness cannot be told: keep the folder.
-    return !(error instanceof Deno.errors.NotFound) || !hasProc();
-  }
-}
-
-function hasProc(): boolean {
-  try {
-    return Deno.statSync("/proc/self").isDirectory;
+    const { code } = await new Deno.Command("kill", {
+      args: ["-0", String(pid)],
+      stdout: "null",
+      stderr: "null",
+    })
+      .output();
+    return code === 0;
   } catch {
-    return false;
+    return true;
   }
 }
 
