@@ -53,7 +53,9 @@ export async function runJobProcess(
   })();
   const readErr = new Response(child.stderr).text();
   if (options.whileRunning) await options.whileRunning(child, () => stdout);
-  const [status, stderr] = await Promise.all([child.status, readErr, readOut]).then(([s, e]) => [s, e] as const);
+  const [status, stderr] = await Promise.all([child.status, readErr, readOut]).then(([s, e]) =>
+    [s, e] as const
+  );
   return { code: status.code, stdout, stderr: stripPermissionNotice(stderr) };
 }
 
@@ -91,7 +93,9 @@ export class TestFolder implements AsyncDisposable {
   /** The PDF files in the output folder, sorted. */
   async pdfs(): Promise<string[]> {
     try {
-      return (await Array.fromAsync(Deno.readDir(this.out))).map((e) => e.name).filter((n) => n.endsWith(".pdf"))
+      return (await Array.fromAsync(Deno.readDir(this.out))).map((e) => e.name).filter((n) =>
+        n.endsWith(".pdf")
+      )
         .sort();
     } catch {
       return [];
@@ -144,13 +148,18 @@ export async function browserProcessesLeft(marker: string, ms = 3_000): Promise<
 
 /** The text of a PDF, read back with `pdftotext`. */
 export async function pdfText(path: string): Promise<string> {
-  const { success, stdout, stderr } = await new Deno.Command("pdftotext", { args: ["-layout", path, "-"] }).output();
+  const { success, stdout, stderr } = await new Deno.Command("pdftotext", { args: ["-layout", path, "-"] })
+    .output();
   if (!success) throw new Error(`pdftotext ${path}: ${new TextDecoder().decode(stderr)}`);
   return new TextDecoder().decode(stdout);
 }
 
 /** Waits until `check()` holds, up to `ms`. */
-export async function waitUntil(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  ms: number,
+  what: string,
+): Promise<void> {
   const until = Date.now() + ms;
   while (!await check()) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
