@@ -28,6 +28,9 @@ import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
 /** The spec's exact error text when the tracking frame never appears. */
 export const FRAME_NOT_FOUND = "Iframe not found on page";
 
+/** Deadline for reading where the page's frames ended (a few quick CDP calls). */
+const FRAME_CHECK_TIMEOUT_MS = 5_000;
+
 /** Job A as the shared job shell runs it. */
 export const shipmentTrackingJob: JobDefinition<ShipmentConfig> = {
   kind: "shipment",
@@ -121,14 +124,7 @@ export async function runShipmentTracking(
           pause(timings, "afterFrameSource", signal),
         ]);
         if (load !== "loaded") logger.warn(`Row ${index}: the detail frame ${load} (${url})`);
-        const frames = await tab.frameUrls(timings.waitTimeoutMs);
-        if (!frames.includes(new URL(url).href)) {
-          logger.warn(
-            `Row ${index}: the frame did not end on the detail page ${url} (it shows ${
-              frames.join(", ") || "nothing"
-            })`,
-          );
-        }
+        await warnUnlessFrameShows(tab, url, (message) => logger.warn(`Row ${index}: ${message}`));
       }
 
       const fileName = pdfFileName(index, row.invoiceNumber, row.fcrNumber);
@@ -164,6 +160,22 @@ export async function runShipmentTracking(
     });
   }
   return 0;
+}
+
+/**
+ * Logs a warning when no frame of the page ended on `url`: the frame's `load` event also fires for
+ * error pages (refused, framing denied), so a loaded frame is no proof of content. Never throws: the
+ * check must not fail a row whose page was shown.
+ */
+async function warnUnlessFrameShows(tab: Tab, url: string, warn: (message: string) => void): Promise<void> {
+  try {
+    const frames = await tab.frameUrls(FRAME_CHECK_TIMEOUT_MS);
+    if (!frames.includes(new URL(url).href)) {
+      warn(`the frame did not end on the detail page ${url} (it shows ${frames.join(", ") || "nothing"})`);
+    }
+  } catch (error) {
+    warn(`could not check where the frame ended: ${errorText(error)}`);
+  }
 }
 
 if (import.meta.main) Deno.exit(await runJob(shipmentTrackingJob, Deno.args));

@@ -76,6 +76,7 @@ Deno.test("Job A falls back, prints the page as it stands, or fails the row as t
       "CPH-SEARCH500-3,I3", // no id: printed as it stands
       "CPH-NOFRAME-4,I4", // "Iframe not found on page"
       "CPH-LATEFRAME-5,I5", // the frame appears 1.5 s after load
+      "CPH-FRAMEDENY-6,I6", // the detail refuses framing: printed, with a warning
     ].join("\n"),
   );
   const run = await runJobProcess("shipment", [
@@ -94,6 +95,7 @@ Deno.test("Job A falls back, prints the page as it stands, or fails the row as t
     "002 I2 CPH-NOLINK-2.pdf",
     "003 I3 CPH-SEARCH500-3.pdf",
     "005 I5 CPH-LATEFRAME-5.pdf",
+    "006 I6 CPH-FRAMEDENY-6.pdf",
   ]);
   assert.ok(
     words(await pdfText(`${dir.out}/001 I1 CPH-LINKOTHER-1.pdf`)).includes(
@@ -111,7 +113,15 @@ Deno.test("Job A falls back, prints the page as it stands, or fails the row as t
   assert.match(run.stdout, /WARNING Row 3: the search answered HTTP 500/);
   assert.match(
     run.stdout,
-    /ERROR Row 4\/5 \(FCR CPH-NOFRAME-4, invoice I4\): failed: Iframe not found on page\n/,
+    /WARNING Row 6: the frame did not end on the detail page .*CPH-FRAMEDENY-6 \(it shows chrome-error:\/\/chromewebdata\/\)/,
+  );
+  assert.doesNotMatch(
+    words(await pdfText(`${dir.out}/006 I6 CPH-FRAMEDENY-6.pdf`)),
+    /DETAIL CPH-FRAMEDENY-6/,
+  );
+  assert.match(
+    run.stdout,
+    /ERROR Row 4\/6 \(FCR CPH-NOFRAME-4, invoice I4\): failed: Iframe not found on page\n/,
   );
   assert.ok(
     words(await pdfText(`${dir.out}/005 I5 CPH-LATEFRAME-5.pdf`)).includes(
@@ -131,13 +141,13 @@ Deno.test("Job A falls back, prints the page as it stands, or fails the row as t
     inputFilePath: csv,
     creditsUsed: "0.0",
   });
-  assert.match(upload!.files!.logFile!.text, /Finished: 5 row\(s\), 4 succeeded, 1 failed/);
+  assert.match(upload!.files!.logFile!.text, /Finished: 6 row\(s\), 5 succeeded, 1 failed/);
   assert.deepEqual(complete?.json, {
     success: true,
     resultFiles: ["/srv/jobs/A2/shipment_tracking_A2.log"],
     outputFiles: [],
     outputDirectory: dir.out,
-    successfulCount: 4,
+    successfulCount: 5,
   });
 });
 
