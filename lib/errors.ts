@@ -50,8 +50,16 @@ export function isBrowserFault(error: unknown): boolean {
   return error instanceof BrowserGoneError || error instanceof CdpTimeoutError;
 }
 
-/** The message of any thrown value, on one line. */
+/**
+ * The message of any thrown value on one line, with the messages of its causes ("fetch failed: …
+ * Connection refused"), so an operator sees the real reason.
+ */
 export function errorText(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/\s*\n\s*/g, " ").trim();
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current !== undefined && depth < 5; depth++) {
+    const text = current instanceof Error ? current.message : String(current);
+    if (text && !parts.some((part) => part.includes(text))) parts.push(text);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(": ").replace(/\s*\n\s*/g, " ").trim();
 }
