@@ -9,11 +9,10 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
 import { withBaseHref } from "../lib/base_href.ts";
-import { BrowserSupervisor } from "../lib/browser_supervisor.ts";
-import { findChromium } from "../lib/chromium_path.ts";
 import { completePortJob } from "../lib/completion.ts";
 import { type PortRow, readPortRows } from "../lib/csv_rows.ts";
-import { errorText, isBrowserFault, UsageError } from "../lib/errors.ts";
+import { errorText, UsageError } from "../lib/errors.ts";
+import { jobBrowsers } from "../lib/job_browser.ts";
 import { parsePortCommand, type PortConfig } from "../lib/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
 import { jobServerClientFor, PORT_SERVICE } from "../lib/job_services.ts";
@@ -25,7 +24,6 @@ import {
   tempHtmlFileName,
 } from "../lib/file_names.ts";
 import { printPdfFile } from "../lib/pdf_output.ts";
-import { terminalProgress } from "../lib/progress.ts";
 import { PortReportClient } from "../lib/port_report.ts";
 import { portPrintParams } from "../lib/print_options.ts";
 import { buildResultsCsv } from "../lib/results_csv.ts";
@@ -55,13 +53,7 @@ export const portTrackingJob: JobDefinition<PortConfig> = {
 export async function runPortTracking(config: PortConfig, { signal, log }: JobContext): Promise<number> {
   const logger = log.logger("port-tracking");
   logger.info(`Port container location job ${config.jobId}: ${config.inputFile} → ${config.outputDir}`);
-  await using browsers = new BrowserSupervisor({
-    executable: () => findChromium(config.chromePath),
-    headless: true,
-    startTimeoutMs: config.timings.waitTimeoutMs,
-    onDialog: (message) => logger.warn(message),
-    ...(config.browserUrl === undefined ? {} : { browserUrl: config.browserUrl }),
-  });
+  await using browsers = jobBrowsers(config, { headless: true, logger });
   try {
     await browsers.tab();
   } catch (error) {
@@ -79,7 +71,6 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
 
   const report = new PortReportClient(config.portUrl, config.timings.httpTimeoutMs);
   const printParams = portPrintParams(config.taggedPdf);
-  const started = performance.now();
   const outcome = await runRows<PortRow, PortResult>({
     rows,
     stopFile: join(config.outputDir, stopFileName(config.jobId)),
@@ -119,18 +110,11 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
         await Deno.remove(tempFile).catch(() => {});
       }
     },
-    async onFailure(error) {
-      if (isBrowserFault(error)) await browsers.replace();
-    },
-    onProgress: terminalProgress(),
+    onFailure: (error) => browsers.recover(error),
     afterRow: () => pause(config.timings, "betweenRows", signal),
   });
   if (outcome.stopped) return EXIT_STOPPED;
 
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  logger.info(
-    `Finished: ${rows.length} row(s), ${outcome.successCount} succeeded, ${outcome.failureCount} failed in ${seconds} s`,
-  );
   const server = jobServerClientFor(config, PORT_SERVICE, log.logger("job-server"));
   if (server !== undefined) {
     await completePortJob(server, {

@@ -6,18 +6,16 @@
  * @module
  */
 import { join } from "node:path";
-import { BrowserSupervisor } from "../lib/browser_supervisor.ts";
-import { findChromium } from "../lib/chromium_path.ts";
 import { completeShipmentJob } from "../lib/completion.ts";
 import { readShipmentRows, type ShipmentRow } from "../lib/csv_rows.ts";
 import { detailUrl, resolveDetailId } from "../lib/detail_record.ts";
-import { errorText, isBrowserFault, UsageError } from "../lib/errors.ts";
+import { errorText, UsageError } from "../lib/errors.ts";
+import { jobBrowsers } from "../lib/job_browser.ts";
 import { pdfFileName, shipmentLogFileName, stopFileName } from "../lib/file_names.ts";
 import { parseShipmentCommand, type ShipmentConfig } from "../lib/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
 import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_services.ts";
 import { printPdfFile } from "../lib/pdf_output.ts";
-import { terminalProgress } from "../lib/progress.ts";
 import { acceptCookieConsent, pointFrameAt } from "../lib/portal_page.ts";
 import { shipmentPrintParams } from "../lib/print_options.ts";
 import type { ShipmentResult } from "../lib/row_result.ts";
@@ -63,14 +61,7 @@ export async function runShipmentTracking(
     const clicked = await acceptCookieConsent(tab, timings.consentTimeoutMs);
     logger.info(clicked ? `Cookie consent accepted (${clicked})` : "No cookie consent dialog");
   };
-  await using browsers = new BrowserSupervisor({
-    executable: () => findChromium(config.chromePath),
-    headless: !config.visible,
-    startTimeoutMs: timings.waitTimeoutMs,
-    onDialog: (message) => logger.warn(message),
-    prepare: openPortal,
-    ...(config.browserUrl === undefined ? {} : { browserUrl: config.browserUrl }),
-  });
+  await using browsers = jobBrowsers(config, { headless: !config.visible, logger, prepare: openPortal });
   try {
     await browsers.tab();
   } catch (error) {
@@ -83,7 +74,6 @@ export async function runShipmentTracking(
   logger.info(`${rows.length} shipment(s) to capture`);
 
   const printParams = shipmentPrintParams(config.taggedPdf);
-  const started = performance.now();
   const outcome = await runRows<ShipmentRow, ShipmentResult>({
     rows,
     stopFile: join(config.outputDir, stopFileName(config.jobId)),
@@ -139,17 +129,10 @@ export async function runShipmentTracking(
       }
       return fileName;
     },
-    async onFailure(error) {
-      if (isBrowserFault(error)) await browsers.replace();
-    },
-    onProgress: terminalProgress(),
+    onFailure: (error) => browsers.recover(error),
   });
   if (outcome.stopped) return EXIT_STOPPED;
 
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  logger.info(
-    `Finished: ${rows.length} row(s), ${outcome.successCount} succeeded, ${outcome.failureCount} failed in ${seconds} s`,
-  );
   const server = jobServerClientFor(config, SHIPMENT_SERVICE, log.logger("job-server"));
   if (server !== undefined) {
     await completeShipmentJob(server, {

@@ -90,13 +90,15 @@ export class Browser implements AsyncDisposable {
   }
 
   async #close(): Promise<void> {
+    const usable = this.goneReason === undefined;
     if (this.#process === undefined) {
-      if (this.goneReason === undefined) await this.tab.close();
-    } else if (this.goneReason === undefined) {
+      if (usable) await this.tab.close();
+    } else if (usable) {
       await this.#connection.send("Browser.close", {}, CLOSE_GRACE_MS).catch(() => {});
     }
     await this.#connection.close();
-    await this.#process?.close(CLOSE_GRACE_MS);
+    // A browser that was not asked to close (its renderer crashed) would only wait out the grace period.
+    await this.#process?.close(usable ? CLOSE_GRACE_MS : 0);
   }
 
   [Symbol.asyncDispose](): Promise<void> {

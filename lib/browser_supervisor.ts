@@ -5,6 +5,7 @@
  * @module
  */
 import { Browser, type BrowserOptions } from "./browser.ts";
+import { isBrowserFault } from "./errors.ts";
 import type { Tab } from "./tab.ts";
 
 /** Options of a supervisor: the browser's, and what to do with every fresh browser's tab. */
@@ -55,6 +56,11 @@ export class BrowserSupervisor implements AsyncDisposable {
     const browser = this.#browser;
     this.#browser = undefined;
     await browser?.close();
+  }
+
+  /** After a failed row: replaces the browser when the failure means it can no longer be trusted. */
+  async recover(error: unknown): Promise<void> {
+    if (isBrowserFault(error)) await this.replace();
   }
 
   /** Closes the browser for good. */

@@ -25,6 +25,8 @@ export interface ChromiumLaunchOptions {
 
 const DEVTOOLS_LINE = /^DevTools listening on (ws:\/\/\S+)/;
 const STDERR_LINES_KEPT = 20;
+/** How long an exit before the DevTools line waits for the rest of stderr before it is reported. */
+const STDERR_DRAIN_ON_EXIT_MS = 1_000;
 /** Ties the browser to the job: the kernel kills it when the job process dies, even by SIGKILL. */
 const PARENT_DEATH_WRAPPER = "/usr/bin/setpriv";
 
@@ -47,7 +49,12 @@ export class ChromiumProcess {
     const found = Promise.withResolvers<string>();
     this.endpoint = found.promise;
     this.#drained = this.#drainStderr(found.resolve);
-    this.status.then((status) => found.reject(this.#exitError(status)));
+    this.status.then(async (status) => {
+      // The exit can be seen before stderr is read to its end: read the last lines first (bounded, in case
+      // a leftover child still holds the pipe open).
+      await withDeadline(this.#drained, STDERR_DRAIN_ON_EXIT_MS, "stderr").catch(() => {});
+      found.reject(this.#exitError(status));
+    });
     found.promise.catch(() => {});
   }
 

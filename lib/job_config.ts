@@ -80,47 +80,40 @@ const PORT_OPTIONS = { ...COMMON_OPTIONS, "port-url": { type: "string" } } as co
 
 /** Parses Job A's command line. @throws {UsageError} */
 export function parseShipmentCommand(args: string[], env: EnvReader): Command<ShipmentConfig> {
-  const { values, positionals } = parse(args, SHIPMENT_OPTIONS);
-  if (values.help) return { action: "help" };
-  if (values.version) return { action: "version" };
-  const pick = picker(values, env);
-  return {
-    action: "run",
-    config: {
-      kind: "shipment",
-      ...commonConfig(positionals, pick, values, env),
-      trackingPortalUrl: httpUrl(
-        "--tracking-portal-url",
-        required(
-          pick("tracking-portal-url", "TRACKING_PORTAL_URL"),
-          "--tracking-portal-url",
-          "TRACKING_PORTAL_URL",
-        ),
-      ).replace(/\/+$/, ""),
-      reportingUrl: httpUrl(
-        "--reporting-url",
-        required(pick("reporting-url", "REPORTING_URL"), "--reporting-url", "REPORTING_URL"),
-      ),
-      frameSelector: required(pick("frame-selector", "FRAME_SELECTOR"), "--frame-selector", "FRAME_SELECTOR"),
-      visible: values.visible === true,
-    },
-  };
+  return parseCommand(args, env, SHIPMENT_OPTIONS, (common, pick, values) => ({
+    kind: "shipment",
+    ...common,
+    trackingPortalUrl: httpUrl(
+      "--tracking-portal-url",
+      required(pick, "tracking-portal-url", "TRACKING_PORTAL_URL"),
+    )
+      .replace(/\/+$/, ""),
+    reportingUrl: httpUrl("--reporting-url", required(pick, "reporting-url", "REPORTING_URL")),
+    frameSelector: required(pick, "frame-selector", "FRAME_SELECTOR"),
+    visible: values.visible === true,
+  }));
 }
 
 /** Parses Job B's command line. @throws {UsageError} */
 export function parsePortCommand(args: string[], env: EnvReader): Command<PortConfig> {
-  const { values, positionals } = parse(args, PORT_OPTIONS);
+  return parseCommand(args, env, PORT_OPTIONS, (common, pick) => ({
+    kind: "port",
+    ...common,
+    portUrl: httpUrl("--port-url", pick("port-url", "PORT_URL") ?? DEFAULT_PORT_URL).replace(/\/+$/, ""),
+  }));
+}
+
+function parseCommand<C>(
+  args: string[],
+  env: EnvReader,
+  options: typeof COMMON_OPTIONS,
+  build: (common: CommonConfig, pick: Pick, values: Values) => C,
+): Command<C> {
+  const { values, positionals } = parse(args, options);
   if (values.help) return { action: "help" };
   if (values.version) return { action: "version" };
   const pick = picker(values, env);
-  return {
-    action: "run",
-    config: {
-      kind: "port",
-      ...commonConfig(positionals, pick, values, env),
-      portUrl: httpUrl("--port-url", pick("port-url", "PORT_URL") ?? DEFAULT_PORT_URL).replace(/\/+$/, ""),
-    },
-  };
+  return { action: "run", config: build(commonConfig(positionals, pick, values, env), pick, values) };
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -199,9 +192,10 @@ function commonConfig(positionals: string[], pick: Pick, values: Values, env: En
   return config;
 }
 
-function required(value: string | undefined, flag: string, variable: string): string {
+function required(pick: Pick, flag: string, variable: string): string {
+  const value = pick(flag, variable);
   if (value === undefined || value.trim() === "") {
-    throw new UsageError(`${flag} (or ${variable}) is required for this job`);
+    throw new UsageError(`--${flag} (or ${variable}) is required for this job`);
   }
   return value.trim();
 }

@@ -7,6 +7,7 @@
 import type { Logger } from "@logtape/logtape";
 import { errorText, StopRequestedError } from "./errors.ts";
 import { localTimestamp } from "./local_timestamp.ts";
+import { terminalProgress } from "./progress.ts";
 import type { RowStatus } from "./row_result.ts";
 
 /** How one row ended, before the job shapes it into its result record. */
@@ -35,7 +36,7 @@ export interface RowLoopOptions<Row, Result> {
   onFailure?(error: unknown): Promise<void>;
   /** Runs after every row, success or not (Job B's pause between rows). */
   afterRow?(index: number): Promise<void>;
-  /** Told after every row, for progress display. */
+  /** Told after every row; progress on a terminal's standard error by default. */
   onProgress?: ((done: number, total: number, failed: number) => void) | undefined;
 }
 
@@ -54,6 +55,8 @@ export async function runRows<Row, Result>(
 ): Promise<RowLoopResult<Result>> {
   const { rows, logger } = options;
   const outcome: RowLoopResult<Result> = { results: [], successCount: 0, failureCount: 0, stopped: false };
+  const started = performance.now();
+  const onProgress = options.onProgress ?? terminalProgress();
   for (const [position, row] of rows.entries()) {
     const index = position + 1;
     if (await stopRequested(options)) {
@@ -84,13 +87,17 @@ export async function runRows<Row, Result>(
       logger.error(`${name}: failed: ${text}`);
       await options.onFailure?.(error);
     }
-    options.onProgress?.(index, rows.length, outcome.failureCount);
+    onProgress?.(index, rows.length, outcome.failureCount);
     try {
       if (index < rows.length) await options.afterRow?.(index);
     } catch (error) {
       if (!(error instanceof StopRequestedError) && !options.signal.aborted) throw error;
     }
   }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  logger.info(
+    `Finished: ${rows.length} row(s), ${outcome.successCount} succeeded, ${outcome.failureCount} failed in ${seconds} s`,
+  );
   return outcome;
 }
 

@@ -155,9 +155,11 @@ export class Tab {
     const result = await this.#connection.send("Runtime.evaluate", params, timeoutMs, sessionId, label);
     if (result.exceptionDetails) {
       const details = result.exceptionDetails;
-      throw new PageScriptError(
-        `${label} failed in the page: ${details.exception?.description ?? details.text}`,
-      );
+      const thrown = details.exception;
+      // An Error has a description; a thrown string or number only a value.
+      const text = thrown?.description ??
+        (thrown !== undefined && "value" in thrown ? String(thrown.value) : details.text);
+      throw new PageScriptError(`${label} failed in the page: ${text}`);
     }
     return result.result?.value as R;
   }

@@ -88,12 +88,14 @@ Deno.test("runRows", async (t) => {
       await fresh();
       await runRows(options(rows("a", "bad-b")));
       const lines = records.map((r) => `${r.level} ${messageOf(r)}`);
-      assert.deepEqual(lines, [
+      assert.deepEqual(lines.slice(0, 4), [
         "info Row 1/2 (name a): processing",
         "info Row 1/2 (name a): saved 001 a.pdf",
         "info Row 2/2 (name bad-b): processing",
         "error Row 2/2 (name bad-b): failed: cannot print bad-b second line",
       ]);
+      assert.match(lines[4]!, /^info Finished: 2 row\(s\), 1 succeeded, 1 failed in \d+\.\d s$/);
+      assert.equal(lines.length, 5);
     });
 
     await t.step("onFailure gets the error itself, once per failed row, before the next row", async () => {
