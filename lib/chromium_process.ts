@@ -34,6 +34,7 @@ const PARENT_DEATH_WRAPPER = "/usr/bin/setpriv";
 export class ChromiumProcess {
   readonly #child: Deno.ChildProcess;
   readonly #folder: RunFolder;
+  readonly #executable: string;
   readonly #stderrTail: string[] = [];
   readonly #drained: Promise<void>;
   #closed: Promise<void> | undefined;
@@ -42,9 +43,10 @@ export class ChromiumProcess {
   /** Resolves with the exit status once the process has exited. */
   readonly status: Promise<Deno.CommandStatus>;
 
-  private constructor(child: Deno.ChildProcess, folder: RunFolder) {
+  private constructor(child: Deno.ChildProcess, folder: RunFolder, executable: string) {
     this.#child = child;
     this.#folder = folder;
+    this.#executable = executable;
     this.status = child.status;
     const found = Promise.withResolvers<string>();
     this.endpoint = found.promise;
@@ -98,7 +100,7 @@ export class ChromiumProcess {
       await removeRunFolder(folder.path);
       throw new BrowserLaunchError(`Cannot start ${options.executable}: ${(error as Error).message}`);
     }
-    const browser = new ChromiumProcess(child, folder);
+    const browser = new ChromiumProcess(child, folder, options.executable);
     try {
       await withDeadline(
         browser.endpoint,
@@ -158,7 +160,9 @@ export class ChromiumProcess {
 
   #exitError(status: Deno.CommandStatus): BrowserLaunchError {
     const how = status.signal ? `signal ${status.signal}` : `code ${status.code}`;
-    return new BrowserLaunchError(`Chromium exited (${how}) before it was ready${this.#tailSuffix()}`);
+    return new BrowserLaunchError(
+      `Chromium (${this.#executable}) exited (${how}) before it was ready${this.#tailSuffix()}`,
+    );
   }
 
   #tailSuffix(): string {

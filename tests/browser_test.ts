@@ -244,7 +244,7 @@ Deno.test("Browser.start with a bad executable fails with a BrowserLaunchError t
 
   await t.step("a program that is not Chromium (/usr/bin/false): the message says it exited", async () => {
     const error = await start(() => "/usr/bin/false");
-    assert.match(error.message, /exited \(code 1\) before it was ready/);
+    assert.match(error.message, /Chromium \(\/usr\/bin\/false\) exited \(code 1\) before it was ready/);
   });
 
   await t.step("a program that writes to stderr and exits: its last lines are in the message", async () => {
