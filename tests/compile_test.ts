@@ -68,3 +68,41 @@ Deno.test("deno compile reaches the runtime step, and completes with DENORT_BIN"
   const size = (await Deno.stat(`${dir.path}/port-tracking`)).size;
   assert.ok(size > (await Deno.stat(Deno.execPath())).size, "the base binary plus the embedded program");
 });
+
+Deno.test("site settings from an env file (what compile --site-env bakes in); the real environment wins", async () => {
+  await using dir = await TestFolder.create();
+  const csv = await dir.csv("a.csv", "FCR Number,INVOICE_NO\nF1,I1\n");
+  const siteEnv = `${dir.path}/site.env`;
+  await Deno.writeTextFile(
+    siteEnv,
+    // A "#" starts a comment in an env file: selectors are quoted.
+    'TRACKING_PORTAL_URL=http://127.0.0.1:1\nREPORTING_URL=http://127.0.0.1:2/r\nFRAME_SELECTOR="#f"\n',
+  );
+  assert.ok(compileArgs("jobs/shipment_tracking.ts", "out", { siteEnv }).includes(`--env-file=${siteEnv}`));
+  const check = (env: Record<string, string>) =>
+    new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        `--env-file=${siteEnv}`,
+        "-P=job",
+        "--no-prompt",
+        "--quiet",
+        EXECUTABLES[0].entry,
+        csv,
+        dir.out,
+        "J",
+        "--check",
+      ],
+      cwd: ROOT,
+      env,
+      stdin: "null",
+    }).output();
+  const baked = await check({});
+  assert.equal(baked.code, 0, new TextDecoder().decode(baked.stderr));
+  const overridden = await check({ REPORTING_URL: "ftp://not-http" });
+  assert.equal(overridden.code, 1);
+  assert.match(
+    new TextDecoder().decode(overridden.stderr),
+    /--reporting-url must be a http or https URL: ftp:\/\/not-http/,
+  );
+});
