@@ -1,0 +1,77 @@
+/**
+ * Command line of `deno task bench`.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+
+/** What the benchmark runs. */
+export interface BenchOptions {
+  /** Rows per side-by-side run (`--rows`, default 50). */
+  rows: number;
+  /** Rounds of side-by-side runs (`--rounds`, default 3). */
+  rounds: number;
+  /** Rows of the tagged floor runs: min(rows, 20). */
+  taggedRows: number;
+  /** Rows of the memory run (`--memory-rows`, default 1000). */
+  memoryRows: number;
+  skipMemory: boolean;
+  skipFidelity: boolean;
+  /** Repetitions of the timing-fidelity run. */
+  fidelityRepeats: number;
+  /** Also write the Markdown report to this file (`--report FILE`). */
+  reportFile?: string;
+  /** Job A's consent timeout, seconds. */
+  consentTimeoutS: number;
+}
+
+/** Usage text. */
+export const USAGE =
+  `deno task bench [--rows N] [--rounds R] [--memory-rows N] [--skip-memory] [--skip-fidelity]
+                [--report FILE]
+  --rows N          rows per side-by-side run (default 50, at least 2)
+  --rounds R        rounds of project/floor runs, alternating (default 3)
+  --memory-rows N   rows of the project's Job B memory run (default 1000)
+  --skip-memory     leave out the memory run
+  --skip-fidelity   leave out the timing-fidelity run (pauses on)
+  --report FILE     also write the Markdown report to FILE`;
+
+/** Parses the command line. @throws {Error} with a one-line message. */
+export function parseBenchOptions(args: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      rows: { type: "string", default: "50" },
+      rounds: { type: "string", default: "3" },
+      "memory-rows": { type: "string", default: "1000" },
+      "skip-memory": { type: "boolean", default: false },
+      "skip-fidelity": { type: "boolean", default: false },
+      report: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) throw new HelpRequested();
+  const rows = integer("--rows", values.rows, 2);
+  const options: BenchOptions = {
+    rows,
+    rounds: integer("--rounds", values.rounds, 1),
+    taggedRows: Math.min(rows, 20),
+    memoryRows: integer("--memory-rows", values["memory-rows"], 1),
+    skipMemory: values["skip-memory"],
+    skipFidelity: values["skip-fidelity"],
+    fidelityRepeats: 2,
+    consentTimeoutS: 0.05,
+  };
+  if (values.report !== undefined) options.reportFile = values.report;
+  return options;
+}
+
+/** Thrown for `--help`. */
+export class HelpRequested extends Error {}
+
+function integer(name: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${value}`);
+  return n;
+}

@@ -1,0 +1,134 @@
+/**
+ * `deno task bench`: the end-to-end benchmark of issue 6. Starts the sandbox in this process, then runs
+ * the project's jobs and the floor (`bench/floor.ts`) side by side, the memory run and the timing-fidelity
+ * run, and prints Markdown tables (progress goes to standard error).
+ *
+ * @module
+ */
+import { findChromium } from "../lib/chromium_path.ts";
+import { type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
+import { type BenchOptions, HelpRequested, parseBenchOptions, USAGE } from "./bench_options.ts";
+import { runRounds } from "./comparison_rounds.ts";
+import { breakdownSection, jobSection, taggedSection } from "./comparison_table.ts";
+import { fidelitySection, runFidelity } from "./fidelity_run.ts";
+import { benchRows } from "./inputs.ts";
+import { measureRun } from "./measure_run.ts";
+import { memorySection, runMemory } from "./memory_run.ts";
+
+// `deno bench` also loads every *_bench.ts file: only run when started as the main module.
+if (import.meta.main) Deno.exit(await main(Deno.args));
+
+/** Runs the whole benchmark; returns the exit code. */
+async function main(args: string[]): Promise<number> {
+  let options: BenchOptions;
+  try {
+    options = parseBenchOptions(args);
+  } catch (error) {
+    if (error instanceof HelpRequested) {
+      console.log(USAGE);
+      return 0;
+    }
+    console.error(`error: ${(error as Error).message}\n${USAGE}`);
+    return 1;
+  }
+  const started = performance.now();
+  const progress = (line: string) =>
+    console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
+  const chromium = findChromium(Deno.env.get("CHROME_PATH") || undefined);
+  if (!await toolRuns("pdftotext", ["-v"])) {
+    console.error("error: pdftotext is missing (Debian: apt-get install -y poppler-utils)");
+    return 1;
+  }
+  const header = await machineHeader(chromium, args);
+
+  // Short: Chromium's sockets live under each run's TMPDIR and must stay within 107 bytes.
+  const workDir = await Deno.makeTempDir({ prefix: "cjb-" });
+  const sections: string[] = [];
+  try {
+    await using sandbox = await startSandbox();
+    await warmUp(sandbox, workDir, options, progress);
+
+    progress(`side-by-side: ${options.rounds} round(s) of ${options.rows} rows`);
+    const runs = await runRounds(sandbox, {
+      rows: options.rows,
+      rounds: options.rounds,
+      taggedRows: options.taggedRows,
+      consentTimeoutS: options.consentTimeoutS,
+      workDir,
+      progress,
+    });
+    sections.push(
+      jobSection(runs, "port", options.rows),
+      breakdownSection(runs, "port"),
+      jobSection(runs, "shipment", options.rows),
+      breakdownSection(runs, "shipment"),
+      `Job A's project runs include the cookie-consent check at start: with no banner it waits for each of its ` +
+        `4 selectors in turn, 4 × --consent-timeout = ${4 * options.consentTimeoutS * 1000} ms here ` +
+        `(12 s at the default 3 s).`,
+      taggedSection(runs, options.taggedRows),
+    );
+
+    if (!options.skipMemory) {
+      progress(`memory run: ${options.memoryRows} rows of the project's Job B`);
+      sections.push(memorySection(await runMemory(sandbox, options.memoryRows, `${workDir}/mem`)));
+    }
+    if (!options.skipFidelity) {
+      progress(`timing fidelity: ${options.fidelityRepeats} × (project and floor, pauses on and off)`);
+      sections.push(fidelitySection(await runFidelity(sandbox, options.fidelityRepeats, workDir)));
+    }
+  } finally {
+    await Deno.remove(workDir, { recursive: true }).catch(() => {});
+  }
+
+  const report = [header, ...sections].join("\n\n") + "\n";
+  console.log(report);
+  if (options.reportFile) await Deno.writeTextFile(options.reportFile, report);
+  progress("done");
+  return 0;
+}
+
+/** One row of each process, not counted: fills Deno's module and code caches and the OS file cache. */
+async function warmUp(
+  sandbox: Sandbox,
+  workDir: string,
+  options: BenchOptions,
+  progress: (line: string) => void,
+): Promise<void> {
+  progress("warm-up: 1 row of each process, not counted");
+  for (const [job, runner] of [["port", "project"], ["shipment", "project"], ["port", "floor"]] as const) {
+    const outcome = await measureRun(
+      {
+        job,
+        runner,
+        rows: benchRows(job, 1),
+        pauseScale: 0,
+        tagged: false,
+        consentTimeoutS: options.consentTimeoutS,
+      },
+      sandbox,
+      `${workDir}/w${job[0]}${runner[0]}`,
+    );
+    if (!outcome.metrics) throw new Error(`warm-up ${job} ${runner} failed: ${outcome.problems.join("; ")}`);
+  }
+}
+
+async function machineHeader(chromiumPath: string, args: string[]): Promise<string> {
+  const version = await new Deno.Command(chromiumPath, { args: ["--version"], stderr: "null" }).output()
+    .then((o) => new TextDecoder().decode(o.stdout).trim(), () => "unknown");
+  const load = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
+  return [
+    `## End-to-end benchmark (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC)`,
+    "",
+    `Machine: ${navigator.hardwareConcurrency} CPUs, load average at start ${load}; Deno ${Deno.version.deno}; ` +
+    `${version} (${chromiumPath}). Command: \`${["deno task bench", ...args].join(" ")}\`.`,
+    "Cells: median over rounds (min … max). Ratios and differences are taken within each round, then summarised.",
+  ].join("\n");
+}
+
+async function toolRuns(command: string, args: string[]): Promise<boolean> {
+  try {
+    return (await new Deno.Command(command, { args, stdout: "null", stderr: "null" }).output()).success;
+  } catch {
+    return false;
+  }
+}

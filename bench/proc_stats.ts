@@ -1,0 +1,104 @@
+/**
+ * Memory figures read from Linux's /proc: one process's resident set (now and peak), and the summed
+ * resident set of every process whose command line names a marker (a run's private TMPDIR, which
+ * every Chromium process of that run carries in `--user-data-dir`).
+ *
+ * @module
+ */
+
+/** Resident set size of one process, in bytes. */
+export interface ProcessMemory {
+  /** `VmRSS`: resident now. */
+  rss: number;
+  /** `VmHWM`: the highest resident set the process has had so far. */
+  hwm: number;
+}
+
+const PAGE_BYTES = 4096;
+const decoder = new TextDecoder();
+
+/** `VmRSS` and `VmHWM` of `pid`, or undefined once the process is gone. */
+export function processMemory(pid: number): ProcessMemory | undefined {
+  let status: string;
+  try {
+    status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  } catch {
+    return undefined;
+  }
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
+  const rss = kib("VmRSS") * 1024;
+  // A zombie (exited, not yet reaped) has no memory lines: treat it as gone.
+  if (rss === 0) return undefined;
+  return { rss, hwm: kib("VmHWM") * 1024 };
+}
+
+/**
+ * Finds the processes whose command line contains a marker and sums their resident sets. Command lines
+ * are read once per process id and remembered (they do not change), so a sample costs one directory
+ * listing plus one small `statm` read per matching process.
+ */
+export class MarkedProcesses {
+  readonly #marker: string;
+  readonly #excludePids: Set<number>;
+  /** pid → whether its command line holds the marker. */
+  readonly #seen = new Map<number, boolean>();
+  #maxCount = 0;
+
+  constructor(marker: string, excludePids: number[] = []) {
+    this.#marker = marker;
+    this.#excludePids = new Set(excludePids);
+  }
+
+  /** The most matching processes alive at one sample so far. */
+  get maxCount(): number {
+    return this.#maxCount;
+  }
+
+  /** Sum of the resident sets of the matching processes alive now, in bytes (shared pages count in each). */
+  sumRss(): number {
+    let total = 0;
+    let count = 0;
+    for (const entry of Deno.readDirSync("/proc")) {
+      const pid = Number(entry.name);
+      if (!Number.isInteger(pid) || this.#excludePids.has(pid)) continue;
+      let matches = this.#seen.get(pid);
+      if (matches === undefined) {
+        matches = this.#matches(pid);
+        this.#seen.set(pid, matches);
+      }
+      if (!matches) continue;
+      const rss = residentBytes(pid);
+      if (rss > 0) {
+        total += rss;
+        count++;
+      }
+    }
+    this.#maxCount = Math.max(this.#maxCount, count);
+    return total;
+  }
+
+  #matches(pid: number): boolean {
+    try {
+      const cmdline = decoder.decode(Deno.readFileSync(`/proc/${pid}/cmdline`));
+      // An empty command line is a process that is just starting (or a kernel thread): look again later.
+      if (cmdline === "") return this.#forget(pid);
+      return cmdline.includes(this.#marker);
+    } catch {
+      return false;
+    }
+  }
+
+  #forget(pid: number): false {
+    queueMicrotask(() => this.#seen.delete(pid));
+    return false;
+  }
+}
+
+function residentBytes(pid: number): number {
+  try {
+    const statm = Deno.readTextFileSync(`/proc/${pid}/statm`);
+    return Number(statm.split(" ")[1] ?? 0) * PAGE_BYTES;
+  } catch {
+    return 0;
+  }
+}

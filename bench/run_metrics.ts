@@ -1,0 +1,60 @@
+/**
+ * The numbers of one validated run, derived the same way for the project and the floor.
+ *
+ * Per-row time comes from the PDF files' modification times (each PDF's last byte written): both the
+ * project (which writes a hidden partial file and renames it; a rename keeps the time) and the floor write
+ * their PDFs row by row, so the gap between two neighbouring PDFs is one row's whole cost, whatever the
+ * process does in between. The kernel stamps files with a coarse clock (a few ms), small next to a row.
+ *
+ * @module
+ */
+import type { ProcessMeasurement } from "./measured_process.ts";
+import { deltas, median } from "./stats.ts";
+import type { Validation } from "./validate.ts";
+
+/** One run's figures; times in ms, memory in bytes. */
+export interface RunMetrics {
+  rows: number;
+  /** Spawn → exit. */
+  wallMs: number;
+  /** Spawn → the first PDF exists under its final name. */
+  firstPdfMs: number;
+  /** Median gap between the modification times of neighbouring PDFs (rows 2…N). */
+  msPerRowMedian: number;
+  /** (wall − time to first PDF) / (N − 1): rows 2…N plus closing, per row. */
+  msPerRowWall: number;
+  /** Last PDF written → process exit (closing the browser and cleaning up). */
+  closeMs: number;
+  denoPeakRss: number;
+  chromiumPeakRss: number;
+  chromiumMaxProcesses: number;
+  pdfBytes: number;
+  /** Every row's gap, for trend checks. */
+  rowGapsMs: number[];
+}
+
+/** Derives a run's metrics; the run must have validated. */
+export async function runMetrics(
+  measurement: ProcessMeasurement,
+  validation: Validation,
+): Promise<RunMetrics> {
+  const mtimes: number[] = [];
+  for (const path of validation.pdfPaths) mtimes.push((await Deno.stat(path)).mtime!.getTime());
+  const rows = mtimes.length;
+  const gaps = deltas(mtimes);
+  const firstPdfMs = measurement.firstPdfMs ?? mtimes[0]! - measurement.spawnedAtEpochMs;
+  const lastPdfMs = mtimes[rows - 1]! - measurement.spawnedAtEpochMs;
+  return {
+    rows,
+    wallMs: measurement.wallMs,
+    firstPdfMs,
+    msPerRowMedian: median(gaps),
+    msPerRowWall: rows > 1 ? (measurement.wallMs - firstPdfMs) / (rows - 1) : NaN,
+    closeMs: measurement.wallMs - lastPdfMs,
+    denoPeakRss: measurement.memory.denoPeakRss,
+    chromiumPeakRss: measurement.memory.chromiumPeakRss,
+    chromiumMaxProcesses: measurement.memory.chromiumMaxProcesses,
+    pdfBytes: validation.totalBytes,
+    rowGapsMs: gaps,
+  };
+}

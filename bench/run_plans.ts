@@ -1,0 +1,106 @@
+/**
+ * The command lines of the benchmarked processes: the project's jobs exactly as `deno task` runs them
+ * (`deno run -P=job --no-prompt`), and the floor under the same permission set. Each run gets a folder
+ * of its own holding its input CSV, its output folder and its TMPDIR (where its Chromium profile lives,
+ * which is how its browser processes are told apart from everyone else's).
+ *
+ * @module
+ */
+import type { Sandbox } from "../fixtures/sandbox.ts";
+import { benchCsv, type BenchRow, type JobName } from "./inputs.ts";
+import type { ProcessSpec } from "./measured_process.ts";
+
+/** Who does the work. */
+export type Runner = "project" | "floor";
+
+/** One run to measure. */
+export interface RunPlan {
+  job: JobName;
+  runner: Runner;
+  rows: readonly BenchRow[];
+  /** `--pause-scale` (the floor pauses only in Job B, as plain timers). */
+  pauseScale: number;
+  /** Print tagged PDFs (`--tagged-pdf` / the floor's `--tagged`). */
+  tagged: boolean;
+  /** Job A's `--consent-timeout`, seconds. */
+  consentTimeoutS: number;
+}
+
+/** A run's folder and the spec of its process. */
+export interface PreparedRun {
+  dir: string;
+  outDir: string;
+  spec: ProcessSpec;
+}
+
+/**
+ * The project puts its Chromium profile in `$TMPDIR/cjob-XXXXXXXXXXXXXXXX` only while that path stays within
+ * 61 bytes (Chromium's socket path limit); past it, it falls back to /tmp, where its browser processes would
+ * no longer carry this run's marker.
+ */
+const MAX_TMPDIR_LENGTH = 61 - "/cjob-0123456789abcdef".length;
+
+/** Writes the run's input and returns how to start it. `dir` must not exist yet and must be short. */
+export async function prepareRun(
+  plan: RunPlan,
+  sandbox: Sandbox,
+  dir: string,
+  onLine?: (line: string, pid: number) => void,
+): Promise<PreparedRun> {
+  const input = `${dir}/in.csv`;
+  const outDir = `${dir}/out`;
+  const tmp = `${dir}/t`;
+  if (tmp.length > MAX_TMPDIR_LENGTH) throw new Error(`run folder ${dir} is too long for a marked TMPDIR`);
+  await Deno.mkdir(tmp, { recursive: true });
+  await Deno.writeTextFile(input, benchCsv(plan.job, plan.rows));
+  const args = plan.runner === "project"
+    ? projectArgs(plan, sandbox, input, outDir)
+    : floorArgs(plan, sandbox, input, outDir);
+  return {
+    dir,
+    outDir,
+    spec: { args, env: { TMPDIR: tmp }, outDir, marker: tmp, ...(onLine ? { onLine } : {}) },
+  };
+}
+
+function projectArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: string): string[] {
+  const entry = plan.job === "port" ? "jobs/port_tracking.ts" : "jobs/shipment_tracking.ts";
+  // No job-server arguments: nothing is uploaded.
+  const args = ["run", "-P=job", "--no-prompt", "--quiet", entry, input, outDir, `bench-${plan.job}`];
+  args.push(`--pause-scale=${plan.pauseScale}`);
+  if (plan.tagged) args.push("--tagged-pdf");
+  if (plan.job === "port") args.push(`--port-url=${sandbox.portUrl}`);
+  else {
+    args.push(
+      `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
+      `--reporting-url=${sandbox.reportingUrl}`,
+      `--frame-selector=${sandbox.frameSelector}`,
+      `--consent-timeout=${plan.consentTimeoutS}`,
+    );
+  }
+  return args;
+}
+
+function floorArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: string): string[] {
+  const args = [
+    "run",
+    "-P=job",
+    "--no-prompt",
+    "--quiet",
+    "bench/floor.ts",
+    `--job=${plan.job}`,
+    `--input=${input}`,
+    `--out=${outDir}`,
+  ];
+  if (plan.tagged) args.push("--tagged");
+  if (plan.pauseScale > 0) args.push(`--pause-scale=${plan.pauseScale}`);
+  if (plan.job === "port") args.push(`--port-url=${sandbox.portUrl}`);
+  else {
+    args.push(
+      `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
+      `--reporting-url=${sandbox.reportingUrl}`,
+      `--frame-selector=${sandbox.frameSelector}`,
+    );
+  }
+  return args;
+}
