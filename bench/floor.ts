@@ -4,7 +4,9 @@
  * the browser (fresh TMPDIR and HOME), one tab (the browser's first) reused for every row, the same print
  * parameters and transfer mode (`ReturnAsStream`, 1 MiB `IO.read`s) as the project. No deadlines, no
  * retries, no logging: it runs only against the sandbox. `--pause-scale` (Job B only, for the timing-fidelity
- * run) adds the spec's pauses as plain timers: 1 s before each print, 2 s between rows.
+ * run) adds the spec's pauses as plain timers: 1 s before each print, 2 s between rows. `--new-tab` and
+ * `--auto-attach` add one of the project's choices each (a tab of its own instead of the browser's first;
+ * auto-attaching to out-of-process frames) to price it.
  *
  *     deno run -A bench/floor.ts --job=port --input=in.csv --out=DIR --port-url=URL [--tagged]
  *     deno run -A bench/floor.ts --job=shipment --input=in.csv --out=DIR --tracking-portal-url=URL \
@@ -56,6 +58,9 @@ const { values } = parseArgs({
     out: { type: "string" },
     tagged: { type: "boolean" },
     "pause-scale": { type: "string", default: "0" },
+    // Ablations, to price one project choice at a time (bench/diagnose_floor_variants.ts):
+    "new-tab": { type: "boolean" },
+    "auto-attach": { type: "boolean" },
     "port-url": { type: "string" },
     "tracking-portal-url": { type: "string" },
     "reporting-url": { type: "string" },
@@ -86,9 +91,18 @@ const endpoint = await devToolsAddress(child.stderr);
 const launchMs = performance.now() - launchStart;
 const cdp = await FloorCdp.connect(endpoint);
 const { targetInfos } = await cdp.send("Target.getTargets");
-const page = targetInfos.find((t: { type: string }) => t.type === "page");
-const { sessionId } = await cdp.send("Target.attachToTarget", { targetId: page.targetId, flatten: true });
+const targetId = values["new-tab"]
+  ? (await cdp.send("Target.createTarget", { url: "about:blank" })).targetId
+  : targetInfos.find((t: { type: string }) => t.type === "page").targetId;
+const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
 await cdp.send("Page.enable", {}, sessionId);
+if (values["auto-attach"]) {
+  await cdp.send(
+    "Target.setAutoAttach",
+    { autoAttach: true, waitForDebuggerOnStart: false, flatten: true },
+    sessionId,
+  );
+}
 
 const send = (method: string, params: object = {}) => cdp.send(method, params, sessionId);
 async function navigate(url: string): Promise<void> {

@@ -24,6 +24,8 @@ export interface RunPlan {
   tagged: boolean;
   /** Job A's `--consent-timeout`, seconds. */
   consentTimeoutS: number;
+  /** Extra floor flags (ablations such as `--new-tab`). */
+  floorFlags?: readonly string[];
 }
 
 /** A run's folder and the spec of its process. */
@@ -94,6 +96,7 @@ function floorArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: strin
   ];
   if (plan.tagged) args.push("--tagged");
   if (plan.pauseScale > 0) args.push(`--pause-scale=${plan.pauseScale}`);
+  args.push(...plan.floorFlags ?? []);
   if (plan.job === "port") args.push(`--port-url=${sandbox.portUrl}`);
   else {
     args.push(
