@@ -137,6 +137,10 @@ export function breakdownSection(runs: readonly RoundRun[], job: JobName): strin
       "floor: whole row (sum of phases)",
       rowMedian(floorRows.map((r) => phases.reduce((s, p) => s + r[p]!, 0))),
     ],
+    [
+      "floor: process start → its code runs (Deno start, module loading)",
+      rowMedian(floorReports.map((r) => r.modulesLoadedAtMs)),
+    ],
     ["floor: Chromium spawn → DevTools line", rowMedian(floorReports.map((r) => r.launchMs))],
     ["floor: process start → tab ready", rowMedian(floorReports.map((r) => r.readyAtMs))],
     ['project: row work (log "processing" → "saved")', rowMedian(logs.flatMap((l) => l.rowWorkMs))],

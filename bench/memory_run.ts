@@ -83,6 +83,11 @@ export function memorySection(result: MemoryResult): string {
         `< 20 MB ${growth < MAX_GROWTH_BYTES ? "(met)" : "(**missed**)"}`,
       ],
       [
+        `growth per row, row ${firstCheck} → ${rows}`,
+        Number.isNaN(growth) ? "n/a" : `${(growth / (rows - firstCheck) / 1000).toFixed(1)} KB`,
+        "",
+      ],
+      [
         "Deno peak RSS (VmHWM, sampled every 50 ms)",
         m ? `${mb(m.denoPeakRss)} MB` : "n/a",
         m ? `≤ 100 MB ${m.denoPeakRss <= MAX_PEAK_BYTES ? "(met)" : "(**missed**)"}` : "",

@@ -1,11 +1,13 @@
 /**
  * The command lines of the benchmarked processes: the project's jobs exactly as `deno task` runs them
- * (`deno run -P=job --no-prompt`), and the floor under the same permission set. Each run gets a folder
+ * (read from the `port-tracking` and `shipment-tracking` tasks of deno.json, so flags added there, such as
+ * `--v8-flags`, are benchmarked too), and the floor under the same permission set. Each run gets a folder
  * of its own holding its input CSV, its output folder and its TMPDIR (where its Chromium profile lives,
  * which is how its browser processes are told apart from everyone else's).
  *
  * @module
  */
+import denoConfig from "../deno.json" with { type: "json" };
 import type { Sandbox } from "../fixtures/sandbox.ts";
 import { benchCsv, type BenchRow, type JobName } from "./inputs.ts";
 import type { ProcessSpec } from "./measured_process.ts";
@@ -65,10 +67,18 @@ export async function prepareRun(
   };
 }
 
+/** `deno` arguments of a job's task, e.g. `run -P=job --no-prompt --quiet jobs/port_tracking.ts`. */
+export function taskArgs(job: JobName): string[] {
+  const task = denoConfig.tasks[job === "port" ? "port-tracking" : "shipment-tracking"];
+  const [deno, run, ...rest] = task.split(/\s+/);
+  if (deno !== "deno" || run !== "run") throw new Error(`unexpected task command: ${task}`);
+  // Deno's own notices (config-file permissions) are not the job's output.
+  return ["run", "--quiet", ...rest];
+}
+
 function projectArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: string): string[] {
-  const entry = plan.job === "port" ? "jobs/port_tracking.ts" : "jobs/shipment_tracking.ts";
   // No job-server arguments: nothing is uploaded.
-  const args = ["run", "-P=job", "--no-prompt", "--quiet", entry, input, outDir, `bench-${plan.job}`];
+  const args = [...taskArgs(plan.job), input, outDir, `bench-${plan.job}`];
   args.push(`--pause-scale=${plan.pauseScale}`);
   if (plan.tagged) args.push("--tagged-pdf");
   if (plan.job === "port") args.push(`--port-url=${sandbox.portUrl}`);

@@ -1,0 +1,64 @@
+/**
+ * Is the Deno process's memory growth in a long Job B run kept memory or garbage not yet collected? Runs
+ * the project's `runPortTracking` in this process over N rows (pause scale 0) and, when the log line of
+ * every 100th row arrives, forces a full GC and records the heap still in use and the resident set. The
+ * sandbox runs here too; its request log is emptied at each checkpoint so only the job's memory counts.
+ * Not part of `deno task bench`:
+ *
+ *     deno run -A --v8-flags=--expose-gc bench/diagnose_job_memory.ts [--rows 1000]
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { startSandbox } from "../fixtures/sandbox.ts";
+import { runPortTracking } from "../jobs/port_tracking.ts";
+import { parsePortCommand } from "../lib/job_config.ts";
+import { startJobLog } from "../lib/job_log.ts";
+import { benchCsv, benchRows } from "./inputs.ts";
+import { table } from "./markdown.ts";
+
+const { values } = parseArgs({ args: Deno.args, options: { rows: { type: "string", default: "1000" } } });
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error("run with --v8-flags=--expose-gc");
+const rows = Number(values.rows);
+await using sandbox = await startSandbox();
+const dir = await Deno.makeTempDir({ prefix: "cjm-" });
+const input = `${dir}/in.csv`;
+await Deno.writeTextFile(input, benchCsv("port", benchRows("port", rows)));
+const command = parsePortCommand(
+  [input, `${dir}/out`, "diag", "--pause-scale=0", `--port-url=${sandbox.portUrl}`],
+  () => undefined,
+);
+if (command.action !== "run") throw new Error("unexpected command");
+await Deno.mkdir(`${dir}/out`);
+
+const checkpoints: string[][] = [];
+const SAVED = /Row (\d+)\/\d+ \(.*\): saved /;
+const checkpoint = (line: string) => {
+  const match = SAVED.exec(line);
+  if (!match) return;
+  const row = Number(match[1]);
+  if (row !== 1 && row % 100 !== 0) return;
+  for (const list of Object.values(sandbox.requests)) list.length = 0;
+  gc();
+  gc();
+  const { heapUsed, rss, external } = Deno.memoryUsage();
+  checkpoints.push([
+    String(row),
+    (heapUsed / 1e6).toFixed(1),
+    (external / 1e6).toFixed(1),
+    (rss / 1e6).toFixed(0),
+  ]);
+};
+const previousTmp = Deno.env.get("TMPDIR");
+Deno.env.set("TMPDIR", dir);
+try {
+  await using log = await startJobLog(checkpoint);
+  const code = await runPortTracking(command.config, { signal: new AbortController().signal, log });
+  if (code !== 0) throw new Error(`job exited with ${code}`);
+} finally {
+  if (previousTmp === undefined) Deno.env.delete("TMPDIR");
+  else Deno.env.set("TMPDIR", previousTmp);
+  await Deno.remove(dir, { recursive: true });
+}
+console.log(table(["row", "heap used after full GC, MB", "external, MB", "RSS, MB"], checkpoints));
