@@ -54,8 +54,9 @@ export async function runShipmentTracking(
 
   /** Every fresh browser starts at the portal's root with the cookie banner accepted. */
   const openPortal = async (tab: Tab) => {
-    await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
-    if (!await tab.waitForSelector("body", timings.waitTimeoutMs)) {
+    const loaded = await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
+    // After `load` the body exists: only a page that never finished loading needs the wait.
+    if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
       throw new Error(`the tracking portal ${config.trackingPortalUrl} showed no page body`);
     }
     const clicked = await acceptCookieConsent(tab, timings.consentTimeoutMs);
@@ -83,11 +84,11 @@ export async function runShipmentTracking(
     record: (row, result) => ({ fcr_number: row.fcrNumber, invoice_number: row.invoiceNumber, ...result }),
     async process(row, index) {
       const tab = await browsers.tab();
-      await tab.navigate(
+      const loaded = await tab.navigate(
         `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
         timings.httpTimeoutMs,
       );
-      if (!await tab.waitForSelector("body", timings.waitTimeoutMs)) {
+      if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
         throw new Error("the tracking page showed no body");
       }
       if (!await tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs)) {

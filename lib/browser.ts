@@ -59,7 +59,13 @@ export class Browser implements AsyncDisposable {
       });
       const connection = await CdpConnection.connect(endpoint, options.startTimeoutMs, exitReason);
       try {
-        return new Browser(process, connection, await Tab.open(connection, options.onDialog));
+        // A browser this job started has nothing else in it: its first tab is the job's. Never take over a
+        // tab of a browser the job only attached to.
+        return new Browser(
+          process,
+          connection,
+          await Tab.open(connection, options.onDialog, process !== undefined),
+        );
       } catch (error) {
         await connection.close();
         throw error;

@@ -35,6 +35,12 @@ export interface EventWaiter<T> {
 export class CdpConnection {
   readonly #client: CriClient;
   readonly #gone = Promise.withResolvers<never>();
+  /**
+   * How to fail each call and wait in flight. Racing them against `#gone.promise` instead would add a
+   * reaction to that promise per call, and since it stays pending for the connection's life, every call's
+   * result (a whole `IO.read` chunk) would stay reachable until the browser is closed.
+   */
+  readonly #inFlight = new Set<(error: Error) => void>();
   #goneReason: string | undefined;
 
   private constructor(client: CriClient, exitReason: Promise<string> | undefined) {
@@ -83,7 +89,19 @@ export class CdpConnection {
   markGone(reason: string): void {
     if (this.#goneReason !== undefined) return;
     this.#goneReason = reason;
-    this.#gone.reject(new BrowserGoneError(reason));
+    const error = new BrowserGoneError(reason);
+    this.#gone.reject(error);
+    for (const fail of this.#inFlight) fail(error);
+    this.#inFlight.clear();
+  }
+
+  /** Settles like `promise`, or rejects with {@linkcode BrowserGoneError} as soon as the browser is gone. */
+  #untilGone<T>(promise: Promise<T>): Promise<T> {
+    if (this.#goneReason !== undefined) return Promise.reject(new BrowserGoneError(this.#goneReason));
+    return new Promise<T>((resolve, reject) => {
+      this.#inFlight.add(reject);
+      promise.then(resolve, reject).finally(() => this.#inFlight.delete(reject));
+    });
   }
 
   /**
@@ -107,7 +125,7 @@ export class CdpConnection {
       throw new BrowserGoneError(this.#goneReason ?? "the browser closed its DevTools connection");
     });
     sent.catch(() => {});
-    return withDeadline(Promise.race([sent, this.#gone.promise]), timeoutMs, label);
+    return withDeadline(this.#untilGone(sent), timeoutMs, label);
   }
 
   /** Calls `handler` for every `method` event (of `sessionId` when given) until the returned function is called. */
@@ -125,11 +143,7 @@ export class CdpConnection {
   waitFor<T = CdpResult>(method: string, timeoutMs: number, sessionId?: string): EventWaiter<T> {
     const fired = Promise.withResolvers<T>();
     const off = this.on(method, (params) => fired.resolve(params as T), sessionId);
-    const promise = withDeadline(
-      Promise.race([fired.promise, this.#gone.promise]),
-      timeoutMs,
-      `Waiting for ${method}`,
-    )
+    const promise = withDeadline(this.#untilGone(fired.promise), timeoutMs, `Waiting for ${method}`)
       .finally(off);
     promise.catch(() => {});
     // Cancelling settles the wait at once, so its deadline timer is cleared too.

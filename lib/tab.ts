@@ -36,8 +36,13 @@ export class Tab {
    *
    * @param onDialog told about every dialog (alert, confirm, prompt, beforeunload) that was dismissed.
    */
-  static async open(connection: CdpConnection, onDialog: (message: string) => void): Promise<Tab> {
-    const { targetId } = await connection.send("Target.createTarget", { url: "about:blank" }, QUICK_CALL_MS);
+  static async open(
+    connection: CdpConnection,
+    onDialog: (message: string) => void,
+    adoptFirstTab = false,
+  ): Promise<Tab> {
+    const targetId = (adoptFirstTab ? await firstBlankTab(connection) : undefined) ??
+      (await connection.send("Target.createTarget", { url: "about:blank" }, QUICK_CALL_MS)).targetId;
     const { sessionId } = await connection.send(
       "Target.attachToTarget",
       { targetId, flatten: true },
@@ -251,6 +256,15 @@ export class Tab {
       () => {},
     );
   }
+}
+
+/**
+ * The blank tab a freshly started Chromium opens (it is given `about:blank` on its command line): using it
+ * instead of creating a second tab saves a renderer process (~110 MB summed RSS) and ~20 ms of start-up.
+ */
+async function firstBlankTab(connection: CdpConnection): Promise<string | undefined> {
+  const { targetInfos } = await connection.send("Target.getTargets", {}, QUICK_CALL_MS);
+  return (targetInfos as CdpResult[]).find((t) => t.type === "page" && t.url === "about:blank")?.targetId;
 }
 
 /** Runs in the page: resolves true once `selector` matches, false after `timeoutMs`. */
