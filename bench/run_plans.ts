@@ -9,6 +9,7 @@
  */
 import denoConfig from "../deno.json" with { type: "json" };
 import type { Sandbox } from "../fixtures/sandbox.ts";
+import { JOB_RUNTIME_FLAGS } from "../scripts/compile.ts";
 import { benchCsv, type BenchRow, type JobName } from "./inputs.ts";
 import type { ProcessSpec } from "./measured_process.ts";
 
@@ -96,8 +97,8 @@ function projectArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: str
 function floorArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: string): string[] {
   const args = [
     "run",
-    "-P=job",
-    "--no-prompt",
+    // The same runtime flags as the jobs: the floor differs in code only.
+    ...JOB_RUNTIME_FLAGS,
     "--quiet",
     "bench/floor.ts",
     `--job=${plan.job}`,

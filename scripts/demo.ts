@@ -7,6 +7,7 @@
 import { fileURLToPath } from "node:url";
 import { type RecordedRequest, startSandbox } from "../fixtures/sandbox.ts";
 import { ensureBrowserTools } from "./ensure_chromium.ts";
+import { JOB_RUNTIME_FLAGS } from "./compile.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 if (!await ensureBrowserTools()) Deno.exit(1);
@@ -37,7 +38,7 @@ for (const run of runs) {
   console.log(`\n=== ${run.title}\n`);
   const before = sandbox.requests.jobServer.length;
   const { code } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-P=job", "--no-prompt", "--quiet", run.entry, ...run.args],
+    args: ["run", ...JOB_RUNTIME_FLAGS, "--quiet", run.entry, ...run.args],
     cwd: root,
     env: run.env,
     stdin: "null",

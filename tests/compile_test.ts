@@ -5,18 +5,18 @@
  * themselves run under exactly the baked flags in every end-to-end test (tests/helpers/job_process.ts).
  */
 import assert from "node:assert/strict";
-import { compileArgs, EXECUTABLES } from "../scripts/compile.ts";
+import { compileArgs, EXECUTABLES, JOB_RUNTIME_FLAGS } from "../scripts/compile.ts";
 import { jobCommandArgs, ROOT, TestFolder } from "./helpers/job_process.ts";
 
-Deno.test("the job tasks, the tests and the executables use the same permission flags", async () => {
+Deno.test("the job tasks, the tests and the executables use the same permission and runtime flags", async () => {
   const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  const flags = JOB_RUNTIME_FLAGS.join(" ");
+  assert.match(flags, /-P=job --no-prompt/);
   for (const { name, entry } of EXECUTABLES) {
-    assert.equal(config.tasks[name], `deno run -P=job --no-prompt ${entry}`);
-    const baked = compileArgs(entry, "out", {});
-    assert.ok(baked.includes("-P=job") && baked.includes("--no-prompt"));
+    assert.equal(config.tasks[name], `deno run ${flags} ${entry}`);
+    assert.ok(compileArgs(entry, "out", {}).join(" ").includes(flags));
   }
-  const run = jobCommandArgs("port", []);
-  assert.ok(run.includes("-P=job") && run.includes("--no-prompt"));
+  assert.ok(jobCommandArgs("port", []).join(" ").includes(flags));
   assert.deepEqual(Object.keys(config.permissions.job).sort(), ["env", "net", "read", "run", "sys", "write"]);
   assert.deepEqual(config.permissions.job.sys, ["uid"]);
 });
@@ -84,8 +84,7 @@ Deno.test("site settings from an env file (what compile --site-env bakes in); th
       args: [
         "run",
         `--env-file=${siteEnv}`,
-        "-P=job",
-        "--no-prompt",
+        ...JOB_RUNTIME_FLAGS,
         "--quiet",
         EXECUTABLES[0].entry,
         csv,

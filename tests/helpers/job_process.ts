@@ -5,6 +5,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { JOB_RUNTIME_FLAGS } from "../../scripts/compile.ts";
 
 /** The project's root folder. */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -27,9 +28,9 @@ export interface JobProcessOptions {
   whileRunning?: (child: Deno.ChildProcess, output: () => string) => Promise<void>;
 }
 
-/** The `deno run` arguments of a job: the `job` permission set of deno.json, never a prompt. */
+/** The `deno run` arguments of a job: the flags of its task and its executable (`job` permission set). */
 export function jobCommandArgs(job: keyof typeof ENTRY, args: string[]): string[] {
-  return ["run", "-P=job", "--no-prompt", "--quiet", ENTRY[job], ...args];
+  return ["run", ...JOB_RUNTIME_FLAGS, "--quiet", ENTRY[job], ...args];
 }
 
 /** Runs a job to its end. */
