@@ -108,14 +108,16 @@ export async function runShipmentTracking(
         await pause(timings, "noDetailId", signal);
       } else {
         const url = detailUrl(config.reportingUrl, id, row.fcrNumber);
-        // The spec's pause and the frame's load run together: the PDF shows the detail even without
-        // pauses, and the spec's timing is unchanged when the frame loads within the pause.
-        const [load] = await Promise.all([
-          pointFrameAt(tab, config.frameSelector, url, timings.waitTimeoutMs),
+        const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
+        // The spec's pause runs alongside the frame's load and the check of where it ended: the PDF shows
+        // the detail even without pauses, and the spec's timing is unchanged when both end within it.
+        await Promise.all([
+          pointFrameAt(tab, config.frameSelector, url, timings.waitTimeoutMs).then(async (load) => {
+            if (load !== "loaded") warn(`the detail frame ${load} (${url})`);
+            await warnUnlessFrameShows(tab, url, warn);
+          }),
           pause(timings, "afterFrameSource", signal),
         ]);
-        if (load !== "loaded") logger.warn(`Row ${index}: the detail frame ${load} (${url})`);
-        await warnUnlessFrameShows(tab, url, (message) => logger.warn(`Row ${index}: ${message}`));
       }
 
       const fileName = pdfFileName(index, row.invoiceNumber, row.fcrNumber);
