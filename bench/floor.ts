@@ -184,6 +184,10 @@ if (job === "port") {
   const selector = values["frame-selector"]!;
   const params = shipmentPrintParams(values.tagged === true);
   await navigate(portal);
+  // The portal's consent banner (a fresh profile sees it on every run): one click, as the job makes.
+  await send("Runtime.evaluate", {
+    expression: `document.querySelector("button[data-test='coi-allow-all-button']")?.click()`,
+  });
   readyAtMs = rowsStartAtMs = performance.now();
   for (const [i, row] of rows.entries()) {
     const t = [performance.now()];
