@@ -97,14 +97,19 @@ export class Browser implements AsyncDisposable {
 
   async #close(): Promise<void> {
     const usable = this.goneReason === undefined;
+    let closing = false;
     if (this.#process === undefined) {
       if (usable) await this.tab.close();
     } else if (usable) {
-      await this.#connection.send("Browser.close", {}, CLOSE_GRACE_MS).catch(() => {});
+      closing = await this.#connection.send("Browser.close", {}, CLOSE_GRACE_MS).then(
+        () => true,
+        () => false,
+      );
     }
+    // A browser that did not agree to close (crashed, frozen) would only wait out the grace period. The
+    // process goes first: a dead browser's socket closes at once, a frozen one never answers its close.
+    await this.#process?.close(closing ? CLOSE_GRACE_MS : 0);
     await this.#connection.close();
-    // A browser that was not asked to close (its renderer crashed) would only wait out the grace period.
-    await this.#process?.close(usable ? CLOSE_GRACE_MS : 0);
   }
 
   [Symbol.asyncDispose](): Promise<void> {

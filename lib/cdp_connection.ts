@@ -8,6 +8,9 @@ import CDP from "chrome-remote-interface";
 import { withDeadline } from "./deadline.ts";
 import { BrowserGoneError, BrowserLaunchError, errorText } from "./errors.ts";
 
+/** How long closing the connection waits for the other end to confirm. */
+const CLOSE_HANDSHAKE_MS = 1_000;
+
 /** The part of chrome-remote-interface's client that capture-jobs uses (the package ships no types). */
 interface CriClient {
   send(method: string, params?: object, sessionId?: string): Promise<unknown>;
@@ -154,7 +157,8 @@ export class CdpConnection {
   async close(): Promise<void> {
     this.markGone("the DevTools connection was closed");
     try {
-      await this.#client.close();
-    } catch { /* already closed */ }
+      // A browser that never answers the closing handshake would hold this for the WebSocket's own 30 s.
+      await withDeadline(this.#client.close(), CLOSE_HANDSHAKE_MS, "Closing the DevTools connection");
+    } catch { /* already closed, or the other end is not answering: nothing more to wait for */ }
   }
 }
