@@ -25,7 +25,10 @@ export interface ChromiumLaunchOptions {
 
 const DEVTOOLS_LINE = /^DevTools listening on (ws:\/\/\S+)/;
 const STDERR_LINES_KEPT = 20;
-/** How long an exit before the DevTools line waits for the rest of stderr before it is reported. */
+/**
+ * How long, once the browser has exited, reading the rest of its stderr may take (it ends when the last
+ * process holding the pipe is gone).
+ */
 const STDERR_DRAIN_ON_EXIT_MS = 1_000;
 /** Ties the browser to the job: the kernel kills it when the job process dies, even by SIGKILL. */
 const PARENT_DEATH_WRAPPER = "/usr/bin/setpriv";
@@ -133,7 +136,8 @@ export class ChromiumProcess {
     }
     await this.status;
     await killProcessGroup(this.pid);
-    await this.#drained;
+    // A process that escaped the kill and still holds the pipe must not hang the job.
+    await withDeadline(this.#drained, STDERR_DRAIN_ON_EXIT_MS, "stderr").catch(() => {});
     await removeRunFolder(this.#folder.path);
   }
 
