@@ -79,5 +79,5 @@ export {
 export { type PortReport, PortReportClient } from "./lib/port_report.ts";
 export { withBaseHref } from "./lib/base_href.ts";
 export { type RowLoopOptions, type RowLoopResult, type RowOutcome, runRows } from "./lib/row_loop.ts";
-export { type JobLog, startJobLog } from "./lib/job_log.ts";
+export { type JobLog, type JobLogger, startJobLog } from "./lib/job_log.ts";
 export { pause, type PauseName, SPEC_PAUSES_MS, SPEC_TIMINGS, type Timings } from "./lib/timings.ts";

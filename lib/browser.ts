@@ -14,6 +14,7 @@ export interface BrowserOptions {
   browserUrl?: string;
   /** The Chromium executable to start (when not attaching). */
   executable: () => string;
+  /** Start Chromium without a window; unused when attaching. */
   headless: boolean;
   /** Deadline for starting Chromium and connecting to it. */
   startTimeoutMs: number;
@@ -112,6 +113,7 @@ export class Browser implements AsyncDisposable {
     await this.#connection.close();
   }
 
+  /** Same as {@linkcode close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }

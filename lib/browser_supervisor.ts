@@ -20,6 +20,7 @@ export class BrowserSupervisor implements AsyncDisposable {
   #browser: Browser | undefined;
   #starts = 0;
 
+  /** Stores the options; no browser starts before the first {@linkcode tab} call. */
   constructor(options: SupervisorOptions) {
     this.#options = options;
   }
@@ -68,6 +69,7 @@ export class BrowserSupervisor implements AsyncDisposable {
     return this.replace();
   }
 
+  /** Same as {@linkcode close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }

@@ -18,13 +18,17 @@ import { parse } from "csv-parse/sync";
 
 /** One kept Job A row: both values trimmed and non-empty. */
 export interface ShipmentRow {
+  /** The cell of the first header containing "fcr" and "number" (any case), trimmed. */
   fcrNumber: string;
+  /** The cell of the first header containing "invoice" and "no" (any case), trimmed. */
   invoiceNumber: string;
 }
 
 /** One kept Job B row: both values trimmed and non-empty. */
 export interface PortRow {
+  /** The `container_number` cell, trimmed. */
   containerNumber: string;
+  /** The `invoice_no` cell, trimmed. */
   invoiceNo: string;
 }
 
@@ -33,7 +37,9 @@ export interface PortRow {
  * then empty. A file with a valid header and no usable rows is not an error.
  */
 export interface CsvRows<T> {
+  /** The kept rows, in file order; empty when `error` is set. */
   rows: T[];
+  /** Why the read failed, in one line for the log; unset on success. */
   error?: string;
 }
 

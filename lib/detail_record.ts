@@ -49,7 +49,9 @@ export function findDetailIdInHtml(
 
 /** Options of the reporting-site requests. */
 export interface ReportingRequestOptions {
+  /** Per-request timeout in milliseconds, covering the response body too. */
   timeoutMs: number;
+  /** Optional caller cancellation, combined with the timeout. */
   signal?: AbortSignal;
   /** Told why no id was found (status, transport error), for the log. */
   onProblem?: (reason: string) => void;

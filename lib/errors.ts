@@ -6,11 +6,13 @@
 
 /** A command-line value or setting is missing or malformed. Raised before any browser starts; exit 1. */
 export class UsageError extends Error {
+  /** Always "UsageError". */
   override name = "UsageError";
 }
 
 /** Chromium could not be found, started, or reached over DevTools. The job exits 1. */
 export class BrowserLaunchError extends Error {
+  /** Always "BrowserLaunchError". */
   override name = "BrowserLaunchError";
 }
 
@@ -19,6 +21,7 @@ export class BrowserLaunchError extends Error {
  * renderer crashed. The row fails; the next row gets a fresh browser.
  */
 export class BrowserGoneError extends Error {
+  /** Always "BrowserGoneError". */
   override name = "BrowserGoneError";
 }
 
@@ -27,21 +30,25 @@ export class BrowserGoneError extends Error {
  * so every call gets one; after this the tab is no longer trusted and is replaced before the next row.
  */
 export class CdpTimeoutError extends Error {
+  /** Always "CdpTimeoutError". */
   override name = "CdpTimeoutError";
 }
 
 /** `Page.navigate` reported a loading failure (`errorText`, e.g. `net::ERR_CONNECTION_REFUSED`). */
 export class NavigationError extends Error {
+  /** Always "NavigationError". */
   override name = "NavigationError";
 }
 
 /** A script run in the page threw; the page's exception text is in the message. */
 export class PageScriptError extends Error {
+  /** Always "PageScriptError". */
   override name = "PageScriptError";
 }
 
 /** The run was asked to stop (stop file, SIGINT or SIGTERM). The job closes everything and exits 130. */
 export class StopRequestedError extends Error {
+  /** Always "StopRequestedError". */
   override name = "StopRequestedError";
 }
 

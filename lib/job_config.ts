@@ -14,17 +14,25 @@ export type JobKind = "shipment" | "port";
 
 /** Settings both jobs share. */
 export interface CommonConfig {
+  /** The INPUT.csv argument, as given. */
   inputFile: string;
   /** Absolute. */
   outputDir: string;
+  /** The JOB_ID argument; names the stop file, the uploaded files and the job-server path. */
   jobId: string;
   /** Without a trailing "/". */
   apiBaseUrl?: string;
+  /** The USER_ID argument; the job server is used only when it and `apiBaseUrl` are both set. */
   userId?: string;
+  /** The CREDITS_USED argument, a number ≥ 0; 0 when not given. */
   creditsUsed: number;
+  /** Browser executable from --chrome-path or CHROME_PATH; unset means the first Chrome or Chromium found. */
   chromePath?: string;
+  /** ws(s):// DevTools address from --browser-url or CHROME_WS_ENDPOINT: attach instead of starting. */
   browserUrl?: string;
+  /** Time limits in milliseconds (the --*-timeout options, given in seconds) and the --pause-scale factor. */
   timings: Timings;
+  /** Tagged (accessible) PDFs; from --tagged-pdf or CAPTURE_TAGGED_PDF. */
   taggedPdf: boolean;
   /** `--check`: validate and list the PDF names; no browser, no network. */
   check: boolean;
@@ -32,9 +40,13 @@ export interface CommonConfig {
 
 /** Job A's settings. */
 export interface ShipmentConfig extends CommonConfig {
+  /** Marks Job A's settings. */
   kind: "shipment";
+  /** `{tracking_portal_url}` from --tracking-portal-url or TRACKING_PORTAL_URL; without a trailing "/". */
   trackingPortalUrl: string;
+  /** `{reporting_url}` from --reporting-url or REPORTING_URL; an http(s) URL, trimmed. */
   reportingUrl: string;
+  /** `{frame_selector}` from --frame-selector or FRAME_SELECTOR: CSS selector of the portal's frame. */
   frameSelector: string;
   /** `--visible`: a browser window instead of headless. */
   visible: boolean;
@@ -42,7 +54,9 @@ export interface ShipmentConfig extends CommonConfig {
 
 /** Job B's settings. */
 export interface PortConfig extends CommonConfig {
+  /** Marks Job B's settings. */
   kind: "port";
+  /** `{port_url}` from --port-url or PORT_URL ({@linkcode DEFAULT_PORT_URL}); without a trailing "/". */
   portUrl: string;
 }
 

@@ -10,12 +10,15 @@ import { localTimestamp } from "./local_timestamp.ts";
 /** Root category of every capture-jobs logger. */
 export const LOG_CATEGORY = "capture-jobs";
 
+/** LogTape's `Logger` (npm:@logtape/logtape): what the job log hands out and the job's code logs to. */
+export type JobLogger = Logger;
+
 /** A running job log. Dispose it to stop collecting. */
 export interface JobLog extends AsyncDisposable {
   /** The whole log so far, one line per record, each ending in "\n". */
   text(): string;
   /** A logger of the job, under the capture-jobs category. */
-  logger(name: string): Logger;
+  logger(name: string): JobLogger;
 }
 
 /** Formats one record: `2026-11-22T03:22:36.123 INFO message`. */

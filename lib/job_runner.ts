@@ -17,12 +17,15 @@ export const EXIT_STOPPED = 130;
 export interface JobContext {
   /** Aborted by SIGINT, SIGTERM or SIGHUP. */
   signal: AbortSignal;
+  /** The run's text log, started before `run` and closed after it; the job takes its loggers from it. */
   log: JobLog;
 }
 
 /** One job, as the shell runs it. */
 export interface JobDefinition<C extends CommonConfig> {
+  /** Which job: picks the usage line, the help text and the program name `--version` prints. */
   kind: JobKind;
+  /** Turns arguments and environment into a command (e.g. `parsePortCommand`); a throw means exit 1. */
   parse(args: string[], env: EnvReader): Command<C>;
   /** The PDF names the run would write, for `--check`; throws with a one-line message when it cannot. */
   plan(config: C): Promise<string[]>;
@@ -35,8 +38,11 @@ export const VERSION: string = denoConfig.version;
 
 /** Output streams, injectable for tests. */
 export interface JobIo {
+  /** Reads the environment; `Deno.env.get` by default. */
   env: EnvReader;
+  /** Receives the help, the version and the `--check` listing; `console.log` by default. */
   stdout: (text: string) => void;
+  /** Errors found before the run (command line, input, output folder); `console.error` by default. */
   stderr: (text: string) => void;
 }
 

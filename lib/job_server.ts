@@ -5,24 +5,35 @@
  *
  * @module
  */
-import type { Logger } from "@logtape/logtape";
+import type { JobLogger } from "./job_log.ts";
 
 /** Text fields sent with every upload (spec "Job data sent with each upload"). */
 export interface JobData {
+  /** The USER_ID argument: who runs the job. */
   userId: string;
+  /** Fixed identifier of the job type, e.g. "shipment-tracking". */
   serviceId: string;
+  /** Fixed display name of the job type, e.g. "Shipment Tracking". */
   serviceName: string;
+  /** Base name of the input CSV, or "input.csv" when it has none. */
   inputFileName: string;
+  /** The input CSV path as given on the command line, or "" when none. */
   inputFilePath: string;
+  /** CREDITS_USED as decimal text, Python float style ("0.0" by default); see {@linkcode formatCredits}. */
   creditsUsed: string;
 }
 
 /** JSON body of the completion report (spec "POST …/complete"). */
 export interface CompletionReport {
+  /** Always `true` when sent. */
   success: true;
+  /** Server-side paths the uploads returned (`logFilePath`); may be empty (Job B). */
   resultFiles: string[];
+  /** Always empty; the client sends `[]` whatever is given. */
   outputFiles: never[];
+  /** The run's output folder as an absolute path (OUTPUT_DIR, resolved). */
   outputDirectory: string;
+  /** Number of rows that produced a PDF; left out of the body when undefined. */
   successfulCount?: number;
 }
 
@@ -37,7 +48,7 @@ export interface JobServerClientOptions {
   /** Per-call timeout in milliseconds (the spec's 30 s), covering the response body too. */
   timeoutMs: number;
   /** Where successes (INFO) and failures (WARNING) are logged. */
-  logger: Logger;
+  logger: JobLogger;
   /** Optional caller cancellation, combined with the timeout. */
   signal?: AbortSignal;
 }
@@ -51,7 +62,7 @@ const MAX_BODY_EXCERPT = 200;
  */
 export class JobServerClient {
   /** The logger given in the options; exposed so orchestration code logs to the same place. */
-  readonly logger: Logger;
+  readonly logger: JobLogger;
   /** The job id given in the options. */
   readonly jobId: string;
   readonly #baseUrl: string;

@@ -18,6 +18,7 @@ export const CONTAINER_LOCATION_PATH = "/index.php/Report/mySearchContainerLocat
 
 /** The portal's answer for one container. */
 export interface PortReport {
+  /** The report page's HTML, as the portal sent it with a 2xx status. */
   html: string;
   /** Where the page finally came from, after redirects: the base for its relative links. */
   url: string;
@@ -29,6 +30,7 @@ export class PortReportClient {
   readonly #timeoutMs: number;
   readonly #fetch: typeof fetch;
 
+  /** `portUrl` is `{port_url}`; `timeoutMs` bounds each request, body included. Performs no I/O. */
   constructor(portUrl: string, timeoutMs: number) {
     this.#portUrl = portUrl.replace(/\/+$/, "");
     this.#timeoutMs = timeoutMs;

@@ -4,28 +4,34 @@
  *
  * @module
  */
-import type { Logger } from "@logtape/logtape";
 import { errorText, StopRequestedError } from "./errors.ts";
+import type { JobLogger } from "./job_log.ts";
 import { localTimestamp } from "./local_timestamp.ts";
 import { terminalProgress } from "./progress.ts";
 import type { RowStatus } from "./row_result.ts";
 
 /** How one row ended, before the job shapes it into its result record. */
 export interface RowOutcome {
+  /** Whether the row's PDF was written. */
   status: RowStatus;
+  /** The PDF file name `process` returned; set on success only. */
   pdf_file?: string;
+  /** The failure as one line of text (`errorText`); set on error only. */
   error?: string;
+  /** When the row ended: `localTimestamp()`, local `YYYY-MM-DDTHH:MM:SS.mmm` without offset. */
   timestamp: string;
 }
 
 /** What the loop needs from a job. */
 export interface RowLoopOptions<Row, Result> {
+  /** The input rows, processed in this order. */
   rows: readonly Row[];
   /** Path of the stop file; its existence before a row stops the run. */
   stopFile: string;
   /** Aborted by SIGINT/SIGTERM. */
   signal: AbortSignal;
-  logger: Logger;
+  /** Where each row's start, PDF or failure, stop requests and the final summary are logged. */
+  logger: JobLogger;
   /** "FCR X, invoice Y": how a row is named in the log. */
   describe(row: Row): string;
   /** Does the row's work; returns the PDF file name written. `index` is 1-based. */
@@ -42,8 +48,11 @@ export interface RowLoopOptions<Row, Result> {
 
 /** How the loop ended. */
 export interface RowLoopResult<Result> {
+  /** The `record` of every processed row, in row order; rows not reached after a stop have none. */
   results: Result[];
+  /** Rows whose PDF was written. */
   successCount: number;
+  /** Rows that failed. */
   failureCount: number;
   /** True when a stop file or signal ended the run early. */
   stopped: boolean;

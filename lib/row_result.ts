@@ -20,8 +20,11 @@ export type RowStatus = "success" | "error";
  * ```
  */
 export interface ShipmentResult {
+  /** The row's FCR number (the CSV's FCR column, trimmed). */
   fcr_number: string;
+  /** The row's invoice (the CSV's invoice column, trimmed). */
   invoice_number: string;
+  /** Whether the row's PDF was written. */
   status: RowStatus;
   /** PDF file name (not a path); set on success only. */
   pdf_file?: string;
@@ -43,8 +46,11 @@ export interface ShipmentResult {
  * ```
  */
 export interface PortResult {
+  /** The CSV's `container_number` cell, trimmed. */
   container_number: string;
+  /** The CSV's `invoice_no` cell, trimmed. */
   invoice_no: string;
+  /** Whether the row's PDF was written. */
   status: RowStatus;
   /** PDF file name (not a path); set on success only. */
   pdf_file?: string;
