@@ -78,13 +78,10 @@ for (const [i, row] of rows.entries()) {
     pause(timings, "afterFrameSource"),
   ]);
   t.step("pointFrameAt (until the frame's load)");
-  // As the job: where the frame ended is asked while the page prints.
-  const [frames] = await Promise.all([
-    tab.frameUrls(timings.waitTimeoutMs),
-    printPdfFile(tab, dir, pdfFileName(i + 1, row.invoice, row.value), params, PRINT_TIMEOUT_MS),
-  ]);
+  const frames = tab.frameUrls();
   if (!frames.includes(new URL(url).href)) throw new Error(`frame not on ${url}: ${frames.join(", ")}`);
-  t.step("printPdfFile, with frameUrls (getFrameTree + evaluate per frame session) alongside");
+  await printPdfFile(tab, dir, pdfFileName(i + 1, row.invoice, row.value), params, PRINT_TIMEOUT_MS);
+  t.step("printPdfFile");
   await tab.navigate(portal, timings.httpTimeoutMs);
   await pause(timings, "afterRootReturn");
   t.step("navigate back to the portal root");

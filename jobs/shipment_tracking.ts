@@ -26,9 +26,6 @@ import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
 /** The spec's exact error text when the tracking frame never appears. */
 export const FRAME_NOT_FOUND = "Iframe not found on page";
 
-/** Deadline for reading where the page's frames ended (a few quick CDP calls). */
-const FRAME_CHECK_TIMEOUT_MS = 5_000;
-
 /** Job A as the shared job shell runs it. */
 export const shipmentTrackingJob: JobDefinition<ShipmentConfig> = {
   kind: "shipment",
@@ -96,7 +93,6 @@ export async function runShipmentTracking(
       }
       await pause(timings, "afterFrameAppears", signal);
 
-      let frameCheck: Promise<void> = Promise.resolve();
       const id = await resolveDetailId(config.reportingUrl, row.fcrNumber, {
         timeoutMs: timings.httpTimeoutMs,
         signal,
@@ -117,17 +113,11 @@ export async function runShipmentTracking(
           pause(timings, "afterFrameSource", signal),
         ]);
         if (load !== "loaded") warn(`the detail frame ${load} (${url})`);
-        frameCheck = warnUnlessFrameShows(tab, url, warn);
+        warnUnlessFrameShows(tab, url, warn);
       }
 
       const fileName = pdfFileName(index, row.invoiceNumber, row.fcrNumber);
-      // Where the frame ended is asked while the page prints: both wait for the frame's first paint, so
-      // the check costs no time of its own (measured: ≈ 3 ms per row when asked before the print).
-      const [printed] = await Promise.allSettled([
-        printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS),
-        frameCheck,
-      ]);
-      if (printed.status === "rejected") throw printed.reason;
+      await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
       try {
         await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
         await pause(timings, "afterRootReturn", signal);
@@ -156,17 +146,13 @@ export async function runShipmentTracking(
 
 /**
  * Logs a warning when no frame of the page ended on `url`: the frame's `load` event also fires for
- * error pages (refused, framing denied), so a loaded frame is no proof of content. Never throws: the
- * check must not fail a row whose page was shown.
+ * error pages (refused, framing denied), so a loaded frame is no proof of content. The tab knows where
+ * its frames are from the browser's events: the check costs no round trip.
  */
-async function warnUnlessFrameShows(tab: Tab, url: string, warn: (message: string) => void): Promise<void> {
-  try {
-    const frames = await tab.frameUrls(FRAME_CHECK_TIMEOUT_MS);
-    if (!frames.includes(new URL(url).href)) {
-      warn(`the frame did not end on the detail page ${url} (it shows ${frames.join(", ") || "nothing"})`);
-    }
-  } catch (error) {
-    warn(`could not check where the frame ended: ${errorText(error)}`);
+function warnUnlessFrameShows(tab: Tab, url: string, warn: (message: string) => void): void {
+  const frames = tab.frameUrls();
+  if (!frames.includes(new URL(url).href)) {
+    warn(`the frame did not end on the detail page ${url} (it shows ${frames.join(", ") || "nothing"})`);
   }
 }
 

@@ -99,7 +99,7 @@ export class CdpConnection {
   }
 
   /** Settles like `promise`, or rejects with {@linkcode BrowserGoneError} as soon as the browser is gone. */
-  #untilGone<T>(promise: Promise<T>): Promise<T> {
+  untilGone<T>(promise: Promise<T>): Promise<T> {
     if (this.#goneReason !== undefined) return Promise.reject(new BrowserGoneError(this.#goneReason));
     return new Promise<T>((resolve, reject) => {
       this.#inFlight.add(reject);
@@ -128,7 +128,7 @@ export class CdpConnection {
       throw new BrowserGoneError(this.#goneReason ?? "the browser closed its DevTools connection");
     });
     sent.catch(() => {});
-    return withDeadline(this.#untilGone(sent), timeoutMs, label);
+    return withDeadline(this.untilGone(sent), timeoutMs, label);
   }
 
   /** Calls `handler` for every `method` event (of `sessionId` when given) until the returned function is called. */
@@ -146,7 +146,7 @@ export class CdpConnection {
   waitFor<T = CdpResult>(method: string, timeoutMs: number, sessionId?: string): EventWaiter<T> {
     const fired = Promise.withResolvers<T>();
     const off = this.on(method, (params) => fired.resolve(params as T), sessionId);
-    const promise = withDeadline(this.#untilGone(fired.promise), timeoutMs, `Waiting for ${method}`)
+    const promise = withDeadline(this.untilGone(fired.promise), timeoutMs, `Waiting for ${method}`)
       .finally(off);
     promise.catch(() => {});
     // Cancelling settles the wait at once, so its deadline timer is cleared too.

@@ -3,7 +3,9 @@
  *
  * @module
  */
-import type { Tab } from "./tab.ts";
+import type { FrameLoad, Tab } from "./tab.ts";
+
+export type { FrameLoad };
 
 /** The "allow all" buttons of the consent banner, tried in this order (spec, Job A step 3). */
 export const CONSENT_BUTTON_SELECTORS: readonly string[] = [
@@ -35,29 +37,11 @@ export async function acceptCookieConsent(tab: Tab, timeoutMs: number): Promise<
   return undefined;
 }
 
-/** How re-pointing the frame ended. */
-export type FrameLoad = "loaded" | "timed out" | "no frame";
-
 /**
- * Points the frame matched by `selector` at `url` and waits for its `load` event, at most `timeoutMs`.
- * The URL travels as data, never as script. Note that `load` also fires when the frame shows an error
- * page (refused, framing denied): check where it ended with {@linkcode Tab.frameUrls}.
+ * Points the frame matched by `selector` at `url` and waits until it has loaded the new document, at most
+ * `timeoutMs`. An error page (refused, framing denied) also ends the wait: check where the frame ended with
+ * {@linkcode Tab.frameUrls}.
  */
 export function pointFrameAt(tab: Tab, selector: string, url: string, timeoutMs: number): Promise<FrameLoad> {
-  return tab.evaluate(
-    (frameSelector: string, source: string, ms: number) =>
-      new Promise<"loaded" | "timed out" | "no frame">((resolve) => {
-        const frame = document.querySelector(frameSelector);
-        if (!frame) return resolve("no frame");
-        const timer = setTimeout(() => resolve("timed out"), ms);
-        frame.addEventListener("load", () => {
-          clearTimeout(timer);
-          resolve("loaded");
-        }, { once: true });
-        frame.setAttribute("src", source);
-      }),
-    [selector, url, timeoutMs],
-    timeoutMs + 10_000,
-    "Pointing the frame at the detail page",
-  );
+  return tab.pointFrameAt(selector, url, timeoutMs);
 }

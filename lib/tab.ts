@@ -10,6 +10,8 @@ import { CdpTimeoutError, NavigationError, PageScriptError } from "./errors.ts";
 
 /** Deadline of the small bookkeeping calls (enable a domain, close a stream). */
 const QUICK_CALL_MS = 10_000;
+/** What Chromium shows in a frame whose document could not be loaded (refused, framing denied, …). */
+const ERROR_PAGE_URL = "chrome-error://chromewebdata/";
 /** Chunk size for reading a printed PDF back; large PDFs never travel in one WebSocket message. */
 const PDF_CHUNK_BYTES = 1 << 20;
 
@@ -17,13 +19,35 @@ const PDF_CHUNK_BYTES = 1 << 20;
 // deno-lint-ignore no-explicit-any
 export type PageFunction<R> = (...args: any[]) => R | Promise<R>;
 
+/** What the tab knows of one child frame, from the browser's events. */
+interface ChildFrame {
+  /** How many documents the frame has committed. */
+  commits: number;
+  /** The address of its current document; `chrome-error://chromewebdata/` when that is an error page. */
+  shown: string;
+  /** The address it was asked to load (for an error page, the one that failed). */
+  requested: string;
+  /** Whether its current document finished loading. */
+  loaded: boolean;
+  /** False while a frame that just moved into a process of its own is asked what it shows. */
+  settled: boolean;
+}
+
+/** How re-pointing a frame ended. */
+export type FrameLoad = "loaded" | "timed out" | "no frame";
+
 /** A page-level tab. Create it with {@linkcode Tab.open}. */
 export class Tab {
   readonly #connection: CdpConnection;
   readonly #sessionId: string;
   readonly #targetId: string;
-  /** Sessions of this tab's out-of-process frames, by target id. */
-  readonly #frameSessions = new Map<string, string>();
+  /**
+   * The page's child frames by frame id, in-process and out-of-process alike (an out-of-process frame's
+   * target id is its frame id), kept current from events: no round trip is needed to know where a frame is.
+   */
+  readonly #childFrames = new Map<string, ChildFrame>();
+  /** Called after every change of {@linkcode Tab.#childFrames}. */
+  readonly #frameWatchers = new Set<() => void>();
 
   private constructor(connection: CdpConnection, targetId: string, sessionId: string) {
     this.#connection = connection;
@@ -53,11 +77,11 @@ export class Tab {
     await Promise.all([
       tab.#send("Page.enable", {}, QUICK_CALL_MS),
       tab.#send("Inspector.enable", {}, QUICK_CALL_MS),
-      // Out-of-process frames (another site in an iframe) become sessions of their own: attach to them
-      // so the job can see where they really ended up.
+      // Out-of-process frames (another site in an iframe) become sessions of their own: attach to them,
+      // held until their events are switched on, so no navigation of theirs goes unseen.
       tab.#send(
         "Target.setAutoAttach",
-        { autoAttach: true, waitForDebuggerOnStart: false, flatten: true },
+        { autoAttach: true, waitForDebuggerOnStart: true, flatten: true },
         QUICK_CALL_MS,
       ),
     ]);
@@ -77,16 +101,87 @@ export class Tab {
       () => connection.markGone("the page's renderer crashed"),
       this.#sessionId,
     );
+    this.#watchFrames(this.#sessionId);
+    connection.on("Page.frameNavigated", (params: CdpResult) => {
+      // A new document in the tab itself: its child frames are new too.
+      if (params.frame.parentId === undefined) this.#childFrames.clear();
+    }, this.#sessionId);
+    connection.on("Page.frameDetached", (params: CdpResult) => {
+      // "swap": the frame moved to a process of its own and lives on in its own session.
+      if (params.reason !== "swap") this.#childFrames.delete(params.frameId);
+    }, this.#sessionId);
     connection.on("Target.attachedToTarget", (params: CdpResult) => {
-      if (params.targetInfo?.type === "iframe") {
-        this.#frameSessions.set(params.targetInfo.targetId, params.sessionId);
+      const sessionId: string = params.sessionId;
+      const release = () => connection.send("Runtime.runIfWaitingForDebugger", {}, QUICK_CALL_MS, sessionId);
+      if (params.targetInfo?.type !== "iframe") {
+        release().catch(() => {});
+        return;
       }
+      // A frame moving into a process of its own is a new document, often committed before its session
+      // can report it: record it now, then ask the frame what it really shows (an error page, maybe).
+      const frameId: string = params.targetInfo.targetId;
+      this.#recordCommit(frameId, { url: params.targetInfo.url }, false);
+      const stopWatching = this.#watchFrames(sessionId);
+      const off = connection.on("Target.detachedFromTarget", (detached: CdpResult) => {
+        if (detached.sessionId !== sessionId) return;
+        stopWatching();
+        off();
+      }, this.#sessionId);
+      connection.send("Page.enable", {}, QUICK_CALL_MS, sessionId)
+        .then(() => connection.send("Page.getFrameTree", {}, QUICK_CALL_MS, sessionId))
+        .then(
+          ({ frameTree }: CdpResult) => this.#settle(frameId, frameTree.frame),
+          () => this.#settle(frameId),
+        )
+        .finally(release)
+        .catch(() => {});
     }, this.#sessionId);
-    connection.on("Target.detachedFromTarget", (params: CdpResult) => {
-      for (const [targetId, sessionId] of this.#frameSessions) {
-        if (sessionId === params.sessionId) this.#frameSessions.delete(targetId);
-      }
-    }, this.#sessionId);
+  }
+
+  /** A frame committed a new document (`frame` as in `Page.frameNavigated`). */
+  #recordCommit(frameId: string, frame: { url: string; unreachableUrl?: string }, settled: boolean): void {
+    const known = this.#childFrames.get(frameId);
+    this.#childFrames.set(frameId, {
+      commits: (known?.commits ?? 0) + 1,
+      shown: frame.unreachableUrl ? ERROR_PAGE_URL : frame.url,
+      requested: frame.unreachableUrl ?? frame.url,
+      loaded: false,
+      settled,
+    });
+    this.#frameChanged();
+  }
+
+  /** What a frame that moved into its own process really shows, as it answered (or not). */
+  #settle(frameId: string, frame?: { url: string; unreachableUrl?: string }): void {
+    const known = this.#childFrames.get(frameId);
+    if (known === undefined) return;
+    if (frame !== undefined) {
+      known.shown = frame.unreachableUrl ? ERROR_PAGE_URL : frame.url;
+      known.requested = frame.unreachableUrl ?? frame.url;
+    }
+    known.settled = true;
+    this.#frameChanged();
+  }
+
+  #frameChanged(): void {
+    for (const watcher of this.#frameWatchers) watcher();
+  }
+
+  /** Follows the child frames' documents through the events of one session; returns how to stop. */
+  #watchFrames(sessionId: string): () => void {
+    const connection = this.#connection;
+    const offs = [
+      connection.on("Page.frameNavigated", ({ frame }: CdpResult) => {
+        if (frame.parentId !== undefined) this.#recordCommit(frame.id, frame, true);
+      }, sessionId),
+      connection.on("Page.frameStoppedLoading", ({ frameId }: CdpResult) => {
+        const known = this.#childFrames.get(frameId);
+        if (known === undefined) return;
+        known.loaded = true;
+        this.#frameChanged();
+      }, sessionId),
+    ];
+    return () => offs.forEach((off) => off());
   }
 
   #send(method: string, params: object, timeoutMs: number, label = method): Promise<CdpResult> {
@@ -228,26 +323,78 @@ export class Tab {
   }
 
   /**
-   * Where the tab's frames really are now: the URL of every child frame, out-of-process ones included.
-   * A frame whose load failed shows as its error page (`chrome-error://chromewebdata/`), even though its
-   * `load` event fired.
+   * Where the tab's child frames really are now, out-of-process ones included. A frame whose load failed
+   * shows as its error page (`chrome-error://chromewebdata/`), even though its `load` event fired.
    */
-  async frameUrls(timeoutMs: number): Promise<string[]> {
-    const { frameTree } = await this.#send("Page.getFrameTree", {}, timeoutMs);
-    const urls: string[] = [];
-    const walk = (node: CdpResult) => {
-      for (const child of node.childFrames ?? []) {
-        urls.push(child.frame.unreachableUrl ? "chrome-error://chromewebdata/" : child.frame.url);
-        walk(child);
-      }
+  frameUrls(): string[] {
+    return [...this.#childFrames.values()].map((frame) => frame.shown);
+  }
+
+  /**
+   * Points the frame element matched by `selector` at `url` and waits, at most `timeoutMs`, until that
+   * frame has committed the new document (or the error page that replaced it) and finished loading it. The
+   * URL travels as data, never as script. The frame's `load` event in the page cannot tell this apart from
+   * the end of the document it was still loading before, so the browser's own frame events decide.
+   */
+  async pointFrameAt(selector: string, url: string, timeoutMs: number): Promise<FrameLoad> {
+    const frame = await this.#frameOwner(selector);
+    if (frame === undefined) return "no frame";
+    const before = this.#childFrames.get(frame.frameId);
+    const commitsBefore = before?.commits ?? 0;
+    const target = new URL(url).href;
+    // Its new document: committed after now, loaded, and not a late arrival of an address it had before
+    // (the one in its markup may still be on its way).
+    const arrived = () => {
+      const now = this.#childFrames.get(frame.frameId);
+      return now !== undefined && now.commits > commitsBefore && now.loaded && now.settled &&
+        (now.requested === target || (now.requested !== before?.requested && now.requested !== frame.src));
     };
-    walk(frameTree);
-    for (const sessionId of this.#frameSessions.values()) {
-      urls.push(
-        await this.#evaluateIn(sessionId, () => location.href, [], timeoutMs, "Reading a frame's address"),
+    const loaded = Promise.withResolvers<boolean>();
+    const watcher = () => {
+      if (arrived()) loaded.resolve(true);
+    };
+    const timer = setTimeout(() => loaded.resolve(false), timeoutMs);
+    this.#frameWatchers.add(watcher);
+    try {
+      await this.evaluate(
+        (frameSelector: string, source: string) =>
+          document.querySelector(frameSelector)?.setAttribute("src", source),
+        [selector, url],
+        QUICK_CALL_MS,
+        "Pointing the frame at a new address",
       );
+      return await this.#connection.untilGone(loaded.promise) ? "loaded" : "timed out";
+    } finally {
+      clearTimeout(timer);
+      this.#frameWatchers.delete(watcher);
     }
-    return urls;
+  }
+
+  /** The frame id and `src` of the frame element matched by `selector`, or undefined when there is none. */
+  async #frameOwner(selector: string): Promise<{ frameId: string; src: string } | undefined> {
+    const objectGroup = "capture-jobs-frame-owner";
+    const found = await this.#send(
+      "Runtime.evaluate",
+      {
+        expression: `(${findElement.toString()})(...${JSON.stringify([selector])})`,
+        objectGroup,
+      },
+      QUICK_CALL_MS,
+      "Finding the frame",
+    );
+    const objectId: string | undefined = found.result?.objectId;
+    try {
+      if (found.exceptionDetails || objectId === undefined) return undefined;
+      const { node } = await this.#send("DOM.describeNode", { objectId }, QUICK_CALL_MS);
+      if (typeof node.frameId !== "string") return undefined;
+      const attributes: string[] = node.attributes ?? [];
+      const srcAt = attributes.indexOf("src");
+      return { frameId: node.frameId, src: srcAt >= 0 && srcAt % 2 === 0 ? attributes[srcAt + 1] ?? "" : "" };
+    } finally {
+      if (objectId !== undefined) {
+        this.#send("Runtime.releaseObjectGroup", { objectGroup }, QUICK_CALL_MS).catch(() => {});
+      }
+    }
   }
 
   /** Closes the tab. */
@@ -265,6 +412,11 @@ export class Tab {
 async function firstBlankTab(connection: CdpConnection): Promise<string | undefined> {
   const { targetInfos } = await connection.send("Target.getTargets", {}, QUICK_CALL_MS);
   return (targetInfos as CdpResult[]).find((t) => t.type === "page" && t.url === "about:blank")?.targetId;
+}
+
+/** Runs in the page: the element `selector` matches, or null. */
+function findElement(selector: string): Element | null {
+  return document.querySelector(selector);
 }
 
 /** Runs in the page: resolves true once `selector` matches, false after `timeoutMs`. */

@@ -19,7 +19,7 @@ import { pointFrameAt } from "../lib/portal_page.ts";
 import { portPrintParams, shipmentPrintParams } from "../lib/print_options.ts";
 import type { Tab } from "../lib/tab.ts";
 import { browserProcessesLeft, pdfText, ROOT, TestFolder, waitUntil } from "./helpers/job_process.ts";
-import { closedPort, TestServer } from "./helpers/test_server.ts";
+import { closedPort, htmlResponse, TestServer } from "./helpers/test_server.ts";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const ERROR_PAGE = "chrome-error://chromewebdata/";
@@ -573,7 +573,7 @@ Deno.test("Tab against real Chromium: navigation, dialogs, evaluate, deadlines, 
       const detailUrl = otherSite.url("/detail", "localhost");
       assert.equal(await pointFrameAt(tab, "#detail", detailUrl, 5_000), "loaded");
       assert.equal(otherSite.requestsTo("/detail")[0]?.host, `localhost:${otherSite.port}`);
-      assert.deepEqual(await tab.frameUrls(5_000), [detailUrl]);
+      assert.deepEqual(tab.frameUrls(), [detailUrl]);
       await printPdfFile(tab, out, "portal.pdf", params, 10_000);
       const text = await pdfText(`${out}/portal.pdf`);
       assert.match(text, /Portal page 1234/);
@@ -587,7 +587,7 @@ Deno.test("Tab against real Chromium: navigation, dialogs, evaluate, deadlines, 
       assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
       const refusedUrl = `http://localhost:${closedPort()}/detail`;
       assert.equal(await pointFrameAt(tab, "#detail", refusedUrl, 5_000), "loaded");
-      const urls = await tab.frameUrls(5_000);
+      const urls = tab.frameUrls();
       assert.ok(urls.includes(ERROR_PAGE), `frame URLs: ${urls.join(", ")}`);
       assert.ok(!urls.includes(refusedUrl), `frame URLs: ${urls.join(", ")}`);
     },
@@ -600,11 +600,55 @@ Deno.test("Tab against real Chromium: navigation, dialogs, evaluate, deadlines, 
       const deniedUrl = otherSite.url("/deny", "localhost");
       assert.equal(await pointFrameAt(tab, "#detail", deniedUrl, 5_000), "loaded");
       assert.equal(otherSite.requestsTo("/deny").length, 1, "the detail server did answer");
-      const urls = await tab.frameUrls(5_000);
+      const urls = tab.frameUrls();
       assert.ok(urls.includes(ERROR_PAGE), `frame URLs: ${urls.join(", ")}`);
       assert.ok(!urls.includes(deniedUrl), `frame URLs: ${urls.join(", ")}`);
       await printPdfFile(tab, out, "denied.pdf", params, 10_000);
       assert.doesNotMatch(await pdfText(`${out}/denied.pdf`), /Framing denied 666/);
+    },
+  );
+
+  await t.step(
+    "a frame still loading its first page when re-pointed: the wait ends on the new page, not on the old one's load",
+    async () => {
+      // The frame's first page is committed but waits 150 ms for an image; the new page answers after 600 ms.
+      // The old page's `load` fires in between, while the frame is already on its way to the new page.
+      const delayed = (ms: number, response: () => Response) => (_: Request, closing: AbortSignal) =>
+        new Promise<Response>((resolve) => {
+          const timer = setTimeout(() => resolve(response()), ms);
+          closing.addEventListener("abort", () => {
+            clearTimeout(timer);
+            resolve(new Response("closed", { status: 503 }));
+          });
+        });
+      otherSite.html("/first", `<!doctype html><p>First page</p><img src="/slow.png">`);
+      otherSite.route(
+        "/slow.png",
+        delayed(150, () => new Response("", { headers: { "content-type": "image/png" } })),
+      );
+      otherSite.route(
+        "/late-detail",
+        delayed(600, () => htmlResponse("<!doctype html><p>Late detail 5150</p>")),
+      );
+      const first = otherSite.url("/first", "localhost");
+      site.html(
+        "/late-frame",
+        `<!doctype html><h1>Portal page 77</h1><iframe id="late" src="${first}" style="width: 90%"></iframe>`,
+      );
+      // The portal page's `load` waits for the frame's first page: start it, then re-point as soon as the
+      // first page has committed.
+      const opened = tab.navigate(site.url("/late-frame"), 5_000);
+      await waitUntil(
+        () => otherSite.requestsTo("/slow.png").length > 0,
+        5_000,
+        "the first page asks for its image",
+      );
+      const detail = otherSite.url("/late-detail", "localhost");
+      assert.equal(await pointFrameAt(tab, "#late", detail, 5_000), "loaded");
+      await opened;
+      assert.deepEqual(tab.frameUrls(), [detail]);
+      await printPdfFile(tab, out, "late.pdf", params, 10_000);
+      assert.match(await pdfText(`${out}/late.pdf`), /Late detail 5150/);
     },
   );
 
