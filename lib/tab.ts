@@ -10,6 +10,8 @@ import { CdpTimeoutError, NavigationError, PageScriptError } from "./errors.ts";
 
 /** Deadline of the small bookkeeping calls (enable a domain, close a stream). */
 const QUICK_CALL_MS = 10_000;
+/** How often a frame whose earlier address won over the new one is pointed at the new one again. */
+const MAX_FRAME_REPOINTS = 2;
 /** What Chromium shows in a frame whose document could not be loaded (refused, framing denied, …). */
 const ERROR_PAGE_URL = "chrome-error://chromewebdata/";
 /** Chunk size for reading a printed PDF back; large PDFs never travel in one WebSocket message. */
@@ -29,6 +31,8 @@ interface ChildFrame {
   requested: string;
   /** Whether its current document finished loading. */
   loaded: boolean;
+  /** How many times the frame reported that it stopped loading. */
+  stops: number;
   /** False while a frame that just moved into a process of its own is asked what it shows. */
   settled: boolean;
 }
@@ -127,14 +131,26 @@ export class Tab {
         stopWatching();
         off();
       }, this.#sessionId);
-      connection.send("Page.enable", {}, QUICK_CALL_MS, sessionId)
-        .then(() => connection.send("Page.getFrameTree", {}, QUICK_CALL_MS, sessionId))
-        .then(
-          ({ frameTree }: CdpResult) => this.#settle(frameId, frameTree.frame),
-          () => this.#settle(frameId),
+      // Once its events are on, every later change is reported; what happened before is asked for after
+      // the frame is let go. Both go out at once: a frame held for the debugger may answer neither the
+      // enable nor an evaluate before it runs, and the session handles its commands in order.
+      Promise.all([connection.send("Page.enable", {}, QUICK_CALL_MS, sessionId), release()])
+        .then(() =>
+          Promise.all([
+            connection.send("Page.getFrameTree", {}, QUICK_CALL_MS, sessionId),
+            connection.send(
+              "Runtime.evaluate",
+              { expression: "document.readyState" },
+              QUICK_CALL_MS,
+              sessionId,
+            ),
+          ])
         )
-        .finally(release)
-        .catch(() => {});
+        .then(
+          ([{ frameTree }, state]: CdpResult[]) =>
+            this.#settle(frameId, { ...frameTree.frame, complete: state.result?.value === "complete" }),
+          () => this.#settle(frameId),
+        );
     }, this.#sessionId);
   }
 
@@ -146,18 +162,21 @@ export class Tab {
       shown: frame.unreachableUrl ? ERROR_PAGE_URL : frame.url,
       requested: frame.unreachableUrl ?? frame.url,
       loaded: false,
+      stops: known?.stops ?? 0,
       settled,
     });
     this.#frameChanged();
   }
 
   /** What a frame that moved into its own process really shows, as it answered (or not). */
-  #settle(frameId: string, frame?: { url: string; unreachableUrl?: string }): void {
+  #settle(frameId: string, frame?: { url: string; unreachableUrl?: string; complete: boolean }): void {
     const known = this.#childFrames.get(frameId);
     if (known === undefined) return;
     if (frame !== undefined) {
       known.shown = frame.unreachableUrl ? ERROR_PAGE_URL : frame.url;
       known.requested = frame.unreachableUrl ?? frame.url;
+      // It may have finished loading before its events were switched on.
+      if (frame.complete) known.loaded = true;
     }
     known.settled = true;
     this.#frameChanged();
@@ -178,6 +197,7 @@ export class Tab {
         const known = this.#childFrames.get(frameId);
         if (known === undefined) return;
         known.loaded = true;
+        known.stops++;
         this.#frameChanged();
       }, sessionId),
     ];
@@ -340,29 +360,50 @@ export class Tab {
     const frame = await this.#frameOwner(selector);
     if (frame === undefined) return "no frame";
     const before = this.#childFrames.get(frame.frameId);
-    const commitsBefore = before?.commits ?? 0;
     const target = new URL(url).href;
-    // Its new document: committed after now, loaded, and not a late arrival of an address it had before
-    // (the one in its markup may still be on its way).
-    const arrived = () => {
-      const now = this.#childFrames.get(frame.frameId);
-      return now !== undefined && now.commits > commitsBefore && now.loaded && now.settled &&
-        (now.requested === target || (now.requested !== before?.requested && now.requested !== frame.src));
-    };
-    const loaded = Promise.withResolvers<boolean>();
-    const watcher = () => {
-      if (arrived()) loaded.resolve(true);
-    };
-    const timer = setTimeout(() => loaded.resolve(false), timeoutMs);
-    this.#frameWatchers.add(watcher);
-    try {
-      await this.evaluate(
+    const point = () =>
+      this.evaluate(
         (frameSelector: string, source: string) =>
           document.querySelector(frameSelector)?.setAttribute("src", source),
         [selector, url],
         QUICK_CALL_MS,
         "Pointing the frame at a new address",
       );
+    const loaded = Promise.withResolvers<boolean>();
+    let commitsBefore = before?.commits ?? 0;
+    let stopsBefore = before?.stops ?? 0;
+    let repointed = 0;
+    const pointAgain = (now: ChildFrame) => {
+      repointed++;
+      commitsBefore = now.commits;
+      stopsBefore = now.stops;
+      point().catch((error) => loaded.reject(error));
+    };
+    const watcher = () => {
+      const now = this.#childFrames.get(frame.frameId);
+      // The frame stopped loading without a new document: the request to leave went to the frame while it
+      // was moving into a process of its own and was lost there (seen under load). Point it again.
+      if (now !== undefined && now.commits === commitsBefore && now.stops > stopsBefore) {
+        if (repointed < MAX_FRAME_REPOINTS) pointAgain(now);
+        return;
+      }
+      // Only a document committed after the frame was pointed, loaded, and known for what it shows counts;
+      // the empty document a new frame starts with does not.
+      if (now === undefined || now.commits <= commitsBefore || !now.loaded || !now.settled) return;
+      if (now.requested === "" || now.requested === "about:blank") return;
+      if (now.requested === target || (now.requested !== before?.requested && now.requested !== frame.src)) {
+        loaded.resolve(true);
+      } else if (repointed < MAX_FRAME_REPOINTS) {
+        // The address in its markup, still on its way when the frame was pointed elsewhere, won (measured:
+        // a frame the page had just added and that was moving into a process of its own kept its first
+        // address about one time in four). Point it again.
+        pointAgain(now);
+      }
+    };
+    const timer = setTimeout(() => loaded.resolve(false), timeoutMs);
+    this.#frameWatchers.add(watcher);
+    try {
+      await point();
       return await this.#connection.untilGone(loaded.promise) ? "loaded" : "timed out";
     } finally {
       clearTimeout(timer);
