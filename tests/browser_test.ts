@@ -839,7 +839,7 @@ async function firstLine(child: Deno.ChildProcess): Promise<string> {
   return text.split("\n")[0] ?? "";
 }
 
-Deno.test("the job process SIGKILLed: its browser tree is gone within 0.5 s; the next launch sweeps its run folder", async () => {
+Deno.test("the job process SIGKILLed: its browser tree is gone within 1 s; the next launch sweeps its run folder", async () => {
   await using folder = await TestFolder.create();
   const script = `${folder.path}/holder.ts`;
   await Deno.writeTextFile(script, HOLDER_SCRIPT);
@@ -861,8 +861,9 @@ Deno.test("the job process SIGKILLed: its browser tree is gone within 0.5 s; the
     holder.kill("SIGKILL");
     await holder.status;
     const started = performance.now();
-    // Measured here: ≈ 110 ms (the kernel kills the browser, its children follow it).
-    const left = await browserProcessesLeft(folder.tmp, 500);
+    // Measured here: ≈ 110 ms (the kernel kills the browser, its children follow it); 1 s leaves room for a
+    // loaded host.
+    const left = await browserProcessesLeft(folder.tmp, 1_000);
     assert.deepEqual(left, [], `still running ${(performance.now() - started).toFixed(0)} ms after the kill`);
     assert.equal(alive(browserPid), false);
     assert.ok(exists(runFolder), "a killed job cannot remove its run folder");
