@@ -124,17 +124,24 @@ export class Tab {
       // A frame moving into a process of its own is a new document, often committed before its session
       // can report it: record it now, then ask the frame what it really shows (an error page, maybe).
       const frameId: string = params.targetInfo.targetId;
-      this.#recordCommit(frameId, { url: params.targetInfo.url }, false);
+      // A frame held at its start has shown nothing yet: its events will tell everything.
+      const held = params.waitingForDebugger === true;
+      this.#recordCommit(frameId, { url: params.targetInfo.url }, held);
       const stopWatching = this.#watchFrames(sessionId);
       const off = connection.on("Target.detachedFromTarget", (detached: CdpResult) => {
         if (detached.sessionId !== sessionId) return;
         stopWatching();
         off();
       }, this.#sessionId);
-      // Once its events are on, every later change is reported; what happened before is asked for after
-      // the frame is let go. Both go out at once: a frame held for the debugger may answer neither the
-      // enable nor an evaluate before it runs, and the session handles its commands in order.
-      Promise.all([connection.send("Page.enable", {}, QUICK_CALL_MS, sessionId), release()])
+      // Once its events are on, every later change is reported. Both go out at once: a frame held for the
+      // debugger may not answer the enable before it runs, and the session handles its commands in order.
+      const watching = Promise.all([connection.send("Page.enable", {}, QUICK_CALL_MS, sessionId), release()]);
+      if (held) {
+        watching.catch(() => {});
+        return;
+      }
+      // One that was not held may have committed and loaded already: ask what it shows.
+      watching
         .then(() =>
           Promise.all([
             connection.send("Page.getFrameTree", {}, QUICK_CALL_MS, sessionId),
