@@ -12,6 +12,9 @@ import { CdpTimeoutError, NavigationError, PageScriptError } from "./errors.ts";
 const QUICK_CALL_MS = 10_000;
 /** How often a frame whose earlier address won over the new one is pointed at the new one again. */
 const MAX_FRAME_REPOINTS = 2;
+/** Run in a frame: its address once its document has loaded. */
+const FRAME_ADDRESS_ONCE_LOADED = `document.readyState === "complete" ? location.href :
+  new Promise((resolve) => addEventListener("load", () => resolve(location.href), { once: true }))`;
 /** What Chromium shows in a frame whose document could not be loaded (refused, framing denied, …). */
 const ERROR_PAGE_URL = "chrome-error://chromewebdata/";
 /** Chunk size for reading a printed PDF back; large PDFs never travel in one WebSocket message. */
@@ -135,27 +138,35 @@ export class Tab {
       }, this.#sessionId);
       // Once its events are on, every later change is reported. Both go out at once: a frame held for the
       // debugger may not answer the enable before it runs, and the session handles its commands in order.
-      const watching = Promise.all([connection.send("Page.enable", {}, QUICK_CALL_MS, sessionId), release()]);
       if (held) {
-        watching.catch(() => {});
+        // Both go out at once: a frame held for the debugger may not answer the enable before it runs, and
+        // the session handles its commands in order.
+        Promise.all([connection.send("Page.enable", {}, QUICK_CALL_MS, sessionId), release()]).catch(
+          () => {},
+        );
         return;
       }
-      // One that was not held may have committed and loaded already: ask what it shows.
-      watching
+      // One that was not held arrived with its document committed (often an error page, which on a busy
+      // host may not answer an enable for seconds): wait in it for its load and read where it is.
+      const requested: string = params.targetInfo.url;
+      release()
         .then(() =>
-          Promise.all([
-            connection.send("Page.getFrameTree", {}, QUICK_CALL_MS, sessionId),
-            connection.send(
-              "Runtime.evaluate",
-              { expression: "document.readyState" },
-              QUICK_CALL_MS,
-              sessionId,
-            ),
-          ])
+          connection.send(
+            "Runtime.evaluate",
+            { expression: FRAME_ADDRESS_ONCE_LOADED, awaitPromise: true, returnByValue: true },
+            QUICK_CALL_MS,
+            sessionId,
+          )
         )
         .then(
-          ([{ frameTree }, state]: CdpResult[]) =>
-            this.#settle(frameId, { ...frameTree.frame, complete: state.result?.value === "complete" }),
+          ({ result }: CdpResult) => {
+            const href = String(result?.value ?? requested);
+            this.#settle(frameId, {
+              url: href,
+              ...(href === ERROR_PAGE_URL ? { unreachableUrl: requested } : {}),
+              complete: true,
+            });
+          },
           () => this.#settle(frameId),
         );
     }, this.#sessionId);
