@@ -124,10 +124,10 @@ export class Tab {
         release().catch(() => {});
         return;
       }
-      // A frame moving into a process of its own is a new document, often committed before its session
-      // can report it: record it now, then ask the frame what it really shows (an error page, maybe).
+      // A frame moving into a process of its own is a new document: record it now. One held at its start
+      // has shown nothing yet and its events will tell everything; one that was not arrives with its
+      // document committed and is asked what it shows (an error page, maybe).
       const frameId: string = params.targetInfo.targetId;
-      // A frame held at its start has shown nothing yet: its events will tell everything.
       const held = params.waitingForDebugger === true;
       this.#recordCommit(frameId, { url: params.targetInfo.url }, held);
       const stopWatching = this.#watchFrames(sessionId);
@@ -136,11 +136,10 @@ export class Tab {
         stopWatching();
         off();
       }, this.#sessionId);
-      // Once its events are on, every later change is reported. Both go out at once: a frame held for the
-      // debugger may not answer the enable before it runs, and the session handles its commands in order.
       if (held) {
-        // Both go out at once: a frame held for the debugger may not answer the enable before it runs, and
-        // the session handles its commands in order.
+        // Once its events are on, every later change is reported. Both go out at once: a frame held for
+        // the debugger may not answer the enable before it runs, and the session handles its commands in
+        // order.
         Promise.all([connection.send("Page.enable", {}, QUICK_CALL_MS, sessionId), release()]).catch(
           () => {},
         );
@@ -186,14 +185,13 @@ export class Tab {
     this.#frameChanged();
   }
 
-  /** What a frame that moved into its own process really shows, as it answered (or not). */
+  /** What a frame that arrived in its own process already committed really shows, as it answered (or not). */
   #settle(frameId: string, frame?: { url: string; unreachableUrl?: string; complete: boolean }): void {
     const known = this.#childFrames.get(frameId);
     if (known === undefined) return;
     if (frame !== undefined) {
       known.shown = frame.unreachableUrl ? ERROR_PAGE_URL : frame.url;
       known.requested = frame.unreachableUrl ?? frame.url;
-      // It may have finished loading before its events were switched on.
       if (frame.complete) known.loaded = true;
     }
     known.settled = true;
