@@ -85,7 +85,7 @@ export class Tab {
       tab.#send("Page.enable", {}, QUICK_CALL_MS),
       tab.#send("Inspector.enable", {}, QUICK_CALL_MS),
       // Out-of-process frames (another site in an iframe) become sessions of their own: attach to them,
-      // held until their events are switched on, so no navigation of theirs goes unseen.
+      // held at their start until their events are switched on (see the attach handler).
       tab.#send(
         "Target.setAutoAttach",
         { autoAttach: true, waitForDebuggerOnStart: true, flatten: true },
@@ -163,7 +163,6 @@ export class Tab {
             this.#settle(frameId, {
               url: href,
               ...(href === ERROR_PAGE_URL ? { unreachableUrl: requested } : {}),
-              complete: true,
             });
           },
           () => this.#settle(frameId),
@@ -185,14 +184,17 @@ export class Tab {
     this.#frameChanged();
   }
 
-  /** What a frame that arrived in its own process already committed really shows, as it answered (or not). */
-  #settle(frameId: string, frame?: { url: string; unreachableUrl?: string; complete: boolean }): void {
+  /**
+   * What a frame that arrived in its own process already committed shows once loaded, as it answered; or,
+   * without `frame`, that it could not be asked.
+   */
+  #settle(frameId: string, frame?: { url: string; unreachableUrl?: string }): void {
     const known = this.#childFrames.get(frameId);
     if (known === undefined) return;
     if (frame !== undefined) {
       known.shown = frame.unreachableUrl ? ERROR_PAGE_URL : frame.url;
       known.requested = frame.unreachableUrl ?? frame.url;
-      if (frame.complete) known.loaded = true;
+      known.loaded = true;
     }
     known.settled = true;
     this.#frameChanged();
@@ -286,7 +288,7 @@ export class Tab {
     timeoutMs: number,
     label: string,
   ): Promise<R> {
-    const expression = `(${fn.toString()})(...${JSON.stringify(args)})`;
+    const expression = callExpression(fn, args);
     const params = { expression, awaitPromise: true, returnByValue: true };
     const result = await this.#connection.send("Runtime.evaluate", params, timeoutMs, sessionId, label);
     if (result.exceptionDetails) {
@@ -433,7 +435,7 @@ export class Tab {
     const found = await this.#send(
       "Runtime.evaluate",
       {
-        expression: `(${findElement.toString()})(...${JSON.stringify([selector])})`,
+        expression: callExpression(findElement, [selector]),
         objectGroup,
       },
       QUICK_CALL_MS,
@@ -444,9 +446,13 @@ export class Tab {
       if (found.exceptionDetails || objectId === undefined) return undefined;
       const { node } = await this.#send("DOM.describeNode", { objectId }, QUICK_CALL_MS);
       if (typeof node.frameId !== "string") return undefined;
+      // Attributes come as [name, value, name, value, …].
       const attributes: string[] = node.attributes ?? [];
-      const srcAt = attributes.indexOf("src");
-      return { frameId: node.frameId, src: srcAt >= 0 && srcAt % 2 === 0 ? attributes[srcAt + 1] ?? "" : "" };
+      let src = "";
+      for (let i = 0; i + 1 < attributes.length; i += 2) {
+        if (attributes[i] === "src") src = attributes[i + 1]!;
+      }
+      return { frameId: node.frameId, src };
     } finally {
       if (objectId !== undefined) {
         this.#send("Runtime.releaseObjectGroup", { objectGroup }, QUICK_CALL_MS).catch(() => {});
@@ -469,6 +475,11 @@ export class Tab {
 async function firstBlankTab(connection: CdpConnection): Promise<string | undefined> {
   const { targetInfos } = await connection.send("Target.getTargets", {}, QUICK_CALL_MS);
   return (targetInfos as CdpResult[]).find((t) => t.type === "page" && t.url === "about:blank")?.targetId;
+}
+
+/** The source text that calls `fn` with `args`; the arguments travel as JSON data, never as code. */
+function callExpression(fn: PageFunction<unknown>, args: readonly unknown[]): string {
+  return `(${fn.toString()})(...${JSON.stringify(args)})`;
 }
 
 /** Runs in the page: the element `selector` matches, or null. */
