@@ -55,6 +55,12 @@ export class Tab {
   readonly #childFrames = new Map<string, ChildFrame>();
   /** Called after every change of {@linkcode Tab.#childFrames}. */
   readonly #frameWatchers = new Set<() => void>();
+  /**
+   * Each move of a child frame into a process of its own shows twice: the page reports the frame swapped out,
+   * and the frame's own session attaches, in either order. Per frame id: `true` for a move the page reported
+   * before its session attached, or how to tell the session that attached first that the page has now.
+   */
+  readonly #swaps = new Map<string, true | (() => void)>();
 
   private constructor(connection: CdpConnection, targetId: string, sessionId: string) {
     this.#connection = connection;
@@ -111,24 +117,30 @@ export class Tab {
     this.#watchFrames(this.#sessionId);
     connection.on("Page.frameNavigated", (params: CdpResult) => {
       // A new document in the tab itself: its child frames are new too.
-      if (params.frame.parentId === undefined) this.#childFrames.clear();
+      if (params.frame.parentId !== undefined) return;
+      this.#childFrames.clear();
+      this.#swaps.clear();
     }, this.#sessionId);
     connection.on("Page.frameDetached", (params: CdpResult) => {
       // "swap": the frame moved to a process of its own and lives on in its own session.
-      if (params.reason !== "swap") this.#childFrames.delete(params.frameId);
+      if (params.reason === "swap") this.#swapReported(params.frameId);
+      else this.#childFrames.delete(params.frameId);
     }, this.#sessionId);
     connection.on("Target.attachedToTarget", (params: CdpResult) => {
       const sessionId: string = params.sessionId;
+      // Only a target held at its start is released: sent to one that was not held (measured: an error page
+      // arriving committed, on a loaded host), the release can stay unanswered for good.
+      const held = params.waitingForDebugger === true;
       const release = () => connection.send("Runtime.runIfWaitingForDebugger", {}, QUICK_CALL_MS, sessionId);
       if (params.targetInfo?.type !== "iframe") {
-        release().catch(() => {});
+        if (held) release().catch(() => {});
         return;
       }
       // A frame moving into a process of its own is a new document: record it now. One held at its start
       // has shown nothing yet and its events will tell everything; one that was not arrives with its
       // document committed and is asked what it shows (an error page, maybe).
       const frameId: string = params.targetInfo.targetId;
-      const held = params.waitingForDebugger === true;
+      const swapped = this.#swapOf(frameId);
       this.#recordCommit(frameId, { url: params.targetInfo.url }, held);
       const stopWatching = this.#watchFrames(sessionId);
       const off = connection.on("Target.detachedFromTarget", (detached: CdpResult) => {
@@ -145,10 +157,12 @@ export class Tab {
         );
         return;
       }
-      // One that was not held arrived with its document committed (often an error page, which on a busy
-      // host may not answer an enable for seconds): wait in it for its load and read where it is.
+      // One that was not held arrived with its document committed (often an error page): wait in it for its
+      // load and read where it is. Not before the page has reported the frame's move: a command sent to the
+      // new session earlier is, on a loaded host, sometimes dropped and never answered (measured: 8 of 40
+      // frames; none of 80 when sent after the move).
       const requested: string = params.targetInfo.url;
-      release()
+      swapped
         .then(() =>
           connection.send(
             "Runtime.evaluate",
@@ -168,6 +182,24 @@ export class Tab {
           () => this.#settle(frameId),
         );
     }, this.#sessionId);
+  }
+
+  /** The page reported child frame `frameId` swapped out to a process of its own. */
+  #swapReported(frameId: string): void {
+    const attached = this.#swaps.get(frameId);
+    if (typeof attached === "function") {
+      this.#swaps.delete(frameId);
+      attached();
+    } else this.#swaps.set(frameId, true);
+  }
+
+  /** For a frame session that just attached: settles once the page has reported the frame's move. */
+  #swapOf(frameId: string): Promise<void> {
+    if (this.#swaps.get(frameId) === true) {
+      this.#swaps.delete(frameId);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#swaps.set(frameId, resolve));
   }
 
   /** A frame committed a new document (`frame` as in `Page.frameNavigated`). */
