@@ -626,6 +626,24 @@ Deno.test("Tab against real Chromium: navigation, dialogs, evaluate, deadlines, 
   );
 
   await t.step(
+    "a frame whose first address was refused (an error page in its own process), re-pointed: ends on the new page",
+    async () => {
+      const refused = `http://localhost:${closedPort()}/home`;
+      site.html(
+        "/refused-frame",
+        `<!doctype html><h1>Portal 99</h1><iframe id="broken" src="${refused}" style="width: 90%"></iframe>`,
+      );
+      assert.equal(await tab.navigate(site.url("/refused-frame"), 5_000), true);
+      await waitUntil(() => tab.frameUrls().includes(ERROR_PAGE), 5_000, "the frame shows its error page");
+      const detail = otherSite.url("/detail", "localhost");
+      assert.equal(await pointFrameAt(tab, "#broken", detail, 5_000), "loaded");
+      assert.deepEqual(tab.frameUrls(), [detail]);
+      await printPdfFile(tab, out, "after-refused.pdf", params, 10_000);
+      assert.match(await pdfText(`${out}/after-refused.pdf`), /Detail text from the other site 4242/);
+    },
+  );
+
+  await t.step(
     "a frame still loading its first page when re-pointed: the wait ends on the new page, not on the old one's load",
     async () => {
       // The frame's first page is committed but waits 150 ms for an image; the new page answers after 600 ms.
