@@ -4,9 +4,10 @@
  *
  * @module
  */
+import { parse as parseSelector } from "css-what";
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
-import { UsageError } from "./errors.ts";
+import { errorText, UsageError } from "./errors.ts";
 import { DEFAULT_LIMITS_S, type Timings } from "./timings.ts";
 
 /** Which job the command line is for. */
@@ -103,7 +104,7 @@ export function parseShipmentCommand(args: string[], env: EnvReader): Command<Sh
     )
       .replace(/\/+$/, ""),
     reportingUrl: httpUrl("--reporting-url", required(pick, "reporting-url", "REPORTING_URL")),
-    frameSelector: required(pick, "frame-selector", "FRAME_SELECTOR"),
+    frameSelector: cssSelector("--frame-selector", required(pick, "frame-selector", "FRAME_SELECTOR")),
     visible: values.visible === true,
   }));
 }
@@ -235,6 +236,19 @@ function url(name: string, value: string, protocols: string[]): string {
     );
   }
   return value.trim();
+}
+
+/**
+ * A selector the browser would reject fails every row in the page; say so once, before a browser starts.
+ * Quotes carried over from an env file (`FRAME_SELECTOR='#x'` read literally) are the usual cause.
+ */
+function cssSelector(name: string, value: string): string {
+  try {
+    parseSelector(value);
+  } catch (error) {
+    throw new UsageError(`${name} is not a valid CSS selector (${errorText(error)}): ${value}`);
+  }
+  return value;
 }
 
 function number(name: string, value: string, range: { min: number }): number {

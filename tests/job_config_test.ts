@@ -386,6 +386,27 @@ Deno.test("job_config: Job A's required settings", async (t) => {
     });
   }
 
+  await t.step(
+    "a selector that does not parse is a one-line UsageError naming it, before any browser",
+    () => {
+      const others = JOB_A_FLAGS.filter((f) => !f.startsWith("--frame-selector="));
+      for (const selector of ["'#frame-provider'", "#", "iframe[id=", "#a,,#b", "#frame)"]) {
+        assertUsageError(
+          () => parseShipmentCommand([...POSITIONALS, ...others, `--frame-selector=${selector}`], env()),
+          "--frame-selector",
+        );
+        assertUsageError(
+          () => parseShipmentCommand([...POSITIONALS, ...others], env({ FRAME_SELECTOR: selector })),
+          "--frame-selector",
+        );
+      }
+      for (const selector of ["#reportco-tracking-frame", "iframe[id*='reportco']", "#frame\\:1"]) {
+        const config = shipment([...POSITIONALS, ...others, `--frame-selector=${selector}`]);
+        assert.equal(config.frameSelector, selector);
+      }
+    },
+  );
+
   await t.step("Job B needs none of them", () => {
     const config = port(POSITIONALS);
     assert.equal(config.kind, "port");
