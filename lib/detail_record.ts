@@ -19,28 +19,38 @@ export function detailUrl(reportingUrl: string, id: string, fcrNumber: string): 
 }
 
 /**
+ * A link of the detail form: what comes before the `?` (group 1), the id (2) and the `txt` value (3).
+ * The part before the `?` runs back to the start of its attribute value or word, so that a longer path
+ * that merely ends like the reporting path cannot hide inside it.
+ */
+const DETAIL_LINK =
+  /(?<![^"'=\s(<>])([^"'=\s(<>]*)\?ref=\/fcr&(?:amp;)?id=(\d+)&(?:amp;)?txt=([^"'<>\s&]*)/gi;
+
+/**
  * Finds the detail record id in a search page: the id of a link to `{reporting_url}?ref=/fcr&id=<digits>&
- * txt=<fcr>` (absolute or relative, `&` or `&amp;`, case-insensitive) naming this FCR number, else of the
- * first such link with any `txt`.
+ * txt=<fcr>` naming this FCR number, else of the first such link with any `txt`. A link may be absolute,
+ * protocol-relative or relative (`/…`, `./…`, `../…`, the page's name or just the query); `&` may be
+ * written `&amp;`; case does not matter. A link counts only when it resolves, against `reportingUrl`, to
+ * the reporting page itself (same origin and path): not to another host or a longer path.
+ *
+ * @example
+ * ```ts
+ * const html = `<a href="./index.php?ref=/fcr&amp;id=42&amp;txt=FCR1">FCR1</a>`;
+ * findDetailIdInHtml(html, "https://report.example/rp/index.php", "FCR1"); // "42"
+ * ```
  */
 export function findDetailIdInHtml(
   html: string,
   reportingUrl: string,
   fcrNumber: string,
 ): string | undefined {
-  const { origin, pathname } = new URL(reportingUrl);
-  const baseName = pathname.slice(pathname.lastIndexOf("/") + 1);
-  // Where a link to the reporting page may start: the absolute URL, the root-relative path, the page's
-  // own name (relative to its folder) or just the query. It must start an attribute value or a word, so
-  // a longer path that merely ends like the reporting path, or another host, does not count.
-  const target = [origin + pathname, pathname, baseName, ""].map(escapeRegExp).join("|");
-  const link = new RegExp(
-    `(?<=^|["'=\\s(>])(?:${target})\\?ref=/fcr&(?:amp;)?id=(\\d+)&(?:amp;)?txt=([^"'<>\\s&]*)`,
-    "gi",
-  );
+  const page = new URL(reportingUrl);
+  const pagePath = page.pathname.toLowerCase();
   const wanted = fcrNumber.toLowerCase();
   let first: string | undefined;
-  for (const [, id, txt] of html.matchAll(link)) {
+  for (const [, before, id, txt] of html.matchAll(DETAIL_LINK)) {
+    const target = URL.parse(before ?? "", page);
+    if (target?.origin !== page.origin || target.pathname.toLowerCase() !== pagePath) continue;
     if (decodeTxt(txt ?? "").toLowerCase() === wanted) return id;
     first ??= id;
   }
@@ -130,8 +140,4 @@ function decodeTxt(txt: string): string {
   } catch {
     return txt;
   }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

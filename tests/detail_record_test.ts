@@ -111,6 +111,67 @@ Deno.test("detail_record: findDetailIdInHtml", async (t) => {
     const otherHost = page(`<a href="https://elsewhere.example/rp/index.php?ref=/fcr&id=5&txt=FCR1">x</a>`);
     assert.equal(findDetailIdInHtml(otherHost, REPORTING, "FCR1"), undefined);
   });
+
+  await t.step("./ link to the page's name", () => {
+    const html = page(`<a href="./index.php?ref=/fcr&amp;id=21&amp;txt=FCR1">FCR1</a>`);
+    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR1"), "21");
+  });
+
+  await t.step("../ link that resolves to the reporting page", () => {
+    const html = page(`<a href="../rp/index.php?ref=/fcr&id=22&txt=FCR1">FCR1</a>`);
+    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR1"), "22");
+  });
+
+  await t.step("../ link that resolves elsewhere is not accepted", () => {
+    const html = page(
+      `<a href="../index.php?ref=/fcr&id=23&txt=FCR1">x</a>` +
+        `<a href="../other/index.php?ref=/fcr&id=24&txt=FCR1">y</a>`,
+    );
+    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR1"), undefined);
+  });
+
+  await t.step("protocol-relative link to the reporting host", () => {
+    const html = page(`<a href="//REPORT.example/rp/index.php?ref=/fcr&amp;id=25&amp;txt=FCR1">x</a>`);
+    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR1"), "25");
+    const withPort = "http://localhost:8123/report";
+    const local = page(`<a href="//localhost:8123/report?ref=/fcr&id=26&txt=FCR1">x</a>`);
+    assert.equal(findDetailIdInHtml(local, withPort, "FCR1"), "26");
+  });
+
+  await t.step("protocol-relative link to another host or port is not accepted", () => {
+    const html = page(
+      `<a href="//elsewhere.example/rp/index.php?ref=/fcr&id=27&txt=FCR1">x</a>` +
+        `<a href="//report.example:8443/rp/index.php?ref=/fcr&id=28&txt=FCR1">y</a>`,
+    );
+    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR1"), undefined);
+  });
+
+  await t.step("bare page name and bare query, quoted and unquoted", () => {
+    assert.equal(
+      findDetailIdInHtml(page(`<a href=index.php?ref=/fcr&id=29&txt=FCR1>x</a>`), REPORTING, "FCR1"),
+      "29",
+    );
+    assert.equal(
+      findDetailIdInHtml(page(`<a href="?ref=/fcr&amp;id=30&amp;txt=FCR1">x</a>`), REPORTING, "FCR1"),
+      "30",
+    );
+  });
+
+  await t.step("raw & and &amp; mixed in one link, and the preference across forms", () => {
+    const html = page(
+      `<a href="./index.php?ref=/fcr&id=31&amp;txt=OTHER">o</a>` +
+        `<a href="//report.example/rp/index.php?ref=/fcr&amp;id=32&txt=FCR1">m</a>`,
+    );
+    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR1"), "32");
+    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR9"), "31");
+  });
+
+  await t.step("a link that is no URL at all is skipped, not thrown on", () => {
+    const html = page(
+      `<a href="http://?ref=/fcr&id=33&txt=FCR1">x</a><a href="/rp/index.php?ref=/fcr&id=34&txt=B">y</a>`,
+    );
+    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR1"), "34");
+  });
 });
 
 type Handler = (url: URL) => Response | Promise<Response>;
