@@ -247,8 +247,90 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
     ], { env: dir.env });
     assert.equal(run.code, 1);
     assert.match(run.stderr, /^error: --frame-selector \(or FRAME_SELECTOR\) is required for this job\n/);
-    assert.deepEqual(await dir.tmpEntries(), []);
+    // The job's first log line goes to standard output as soon as it runs, before its browser starts.
+    assert.equal(run.stdout, "");
   });
+
+  await t.step(
+    "a frame selector that does not parse (quotes from an env file): exit 1, the job never starts",
+    async () => {
+      const flags = siteFlags(sandbox).filter((flag) => !flag.startsWith("--frame-selector="));
+      const run = await runJobProcess("shipment", [one, dir.out, "Q", ...flags], {
+        env: { ...dir.env, FRAME_SELECTOR: `'${sandbox.frameSelector}'` },
+      });
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /^error: --frame-selector is not a valid CSS selector \(.+\): '#/);
+      assert.equal(run.stdout, "");
+    },
+  );
+
+  await t.step(
+    "--visible on a host without a display: the browser is started with a window, so it fails, exit 1",
+    async () => {
+      const portalRequests = sandbox.requests.portal.length;
+      const run = await runJobProcess(
+        "shipment",
+        [one, `${dir.path}/w`, "W1", "--visible", ...siteFlags(sandbox)],
+        { env: { ...dir.env, DISPLAY: "", WAYLAND_DISPLAY: "" } },
+      );
+      assert.equal(run.code, 1, run.stdout);
+      assert.match(
+        run.stdout,
+        /Cannot start the browser or open the tracking portal: .*Missing X server or \$DISPLAY/,
+      );
+      assert.equal(sandbox.requests.portal.length, portalRequests, "no page was loaded");
+    },
+  );
+
+  await t.step("--chrome-path that is not an executable: exit 1, the error names it", async () => {
+    const run = await runJobProcess(
+      "shipment",
+      [one, `${dir.path}/b`, "B1", "--chrome-path=/nonexistent/chromium", ...siteFlags(sandbox)],
+      { env: dir.env },
+    );
+    assert.equal(run.code, 1);
+    assert.match(
+      run.stdout,
+      /Cannot start the browser or open the tracking portal: .*\/nonexistent\/chromium is not an executable file/,
+    );
+  });
+
+  for (
+    const [name, file, content, message] of [
+      ["not a .csv file", "rows.txt", "FCR Number,INVOICE_NO\nCPH1,I1\n", /Only CSV files are supported/],
+      [
+        "no FCR column",
+        "cols.csv",
+        "Shipment,INVOICE_NO\nCPH1,I1\n",
+        /'FCR Number' column .*found columns: Shipment, INVOICE_NO/,
+      ],
+    ] as const
+  ) {
+    await t.step(
+      `input that cannot be read (${name}): the reason is logged, zero rows, exit 0, log uploaded`,
+      async () => {
+        const input = await dir.csv(file, content);
+        const out = `${dir.path}/r-${file}`;
+        const before = sandbox.requests.jobServer.length;
+        const run = await runJobProcess("shipment", [
+          input,
+          out,
+          "R1",
+          sandbox.apiBaseUrl,
+          "u",
+          ...siteFlags(sandbox),
+        ], {
+          env: dir.env,
+        });
+        assert.equal(run.code, 0, run.stdout + run.stderr);
+        assert.match(run.stdout, message);
+        assert.match(run.stdout, /0 shipment\(s\) to capture/);
+        assert.deepEqual(await Array.fromAsync(Deno.readDir(out)), []);
+        const calls = sandbox.requests.jobServer.slice(before).map((r) => r.path.replace(/^.*\//, ""));
+        assert.deepEqual(calls, ["upload-log", "complete"]);
+      },
+    );
+  }
 
   await t.step("settings from variables", async () => {
     const run = await runJobProcess("shipment", [
