@@ -199,6 +199,25 @@ Deno.test("reporting site: default search redirects to the detail id", async () 
   assert.deepEqual(sb.requests.reporting[0]!.query, { ref: "/search", search: fcr });
 });
 
+Deno.test("reporting site: REDIR3xx redirect with that status, REDIRNOID to a Location without an id", async () => {
+  await using sb = await startSandbox();
+  for (const status of [301, 303, 307, 308]) {
+    const fcr = `x-redir${status}-1`;
+    const res = await search(sb, fcr);
+    await res.body?.cancel();
+    assert.equal(res.status, status, fcr);
+    assert.equal(
+      res.headers.get("location"),
+      `${sb.reportingUrl}?ref=/fcr&id=${detailIdFor(fcr)}&txt=${fcr}`,
+    );
+  }
+  const res = await search(sb, "X-REDIRNOID-2");
+  await res.body?.cancel();
+  assert.equal(res.status, 302);
+  assert.equal(res.headers.get("location"), `${sb.reportingUrl}?ref=/home`);
+  assert.equal(sb.requests.reporting.length, 5);
+});
+
 Deno.test("reporting site: search answers with links, no link, 500 and slowly", async () => {
   await using sb = await startSandbox({ slowMs: 150 });
   const body = async (fcr: string) => {
@@ -220,6 +239,24 @@ Deno.test("reporting site: search answers with links, no link, 500 and slowly", 
   assert.ok(
     (await body(upper))[1].includes(
       `href="/REPORT?REF=/FCR&amp;ID=${detailIdFor(upper)}&amp;TXT=x-linkcase-3"`,
+    ),
+  );
+
+  const raw = "x-linkraw-8";
+  const [, rawHtml] = await body(raw);
+  assert.ok(rawHtml.includes(`href="/report?ref=/fcr&id=${detailIdFor(raw)}&txt=${raw}"`), rawHtml);
+
+  const dot = "X-LINKDOT-9";
+  assert.ok(
+    (await body(dot))[1].includes(`href="./report?ref=/fcr&amp;id=${detailIdFor(dot)}&amp;txt=${dot}"`),
+  );
+
+  const proto = "X-LINKPROTO-10";
+  const host = new URL(sb.reportingUrl).host;
+  assert.match(host, /^localhost:\d+$/);
+  assert.ok(
+    (await body(proto))[1].includes(
+      `href="//${host}/report?ref=/fcr&amp;id=${detailIdFor(proto)}&amp;txt=${proto}"`,
     ),
   );
 
@@ -260,6 +297,24 @@ Deno.test("reporting site: detail page carries the marker, also for unknown ids 
     (await text(`${origin}/REPORT?REF=/FCR&ID=${id}&TXT=abc`))[1].includes(`DETAIL abc RECORD ${id}`),
   );
   assert.equal((await text(`${origin}/elsewhere`))[0], 404);
+});
+
+Deno.test("reporting site: DETAILSLOW sends the detail up to its table, the rest after slowMs", async () => {
+  await using sb = await startSandbox({ slowMs: 150 });
+  const fcr = "X-DETAILSLOW-1";
+  const id = detailIdFor(fcr);
+  const started = performance.now();
+  const res = await fetch(`${sb.reportingUrl}?ref=/fcr&id=${id}&txt=${fcr}`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type")!, /^text\/html/);
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const head = (await reader.read()).value!;
+  assert.ok(head.includes(detailMarker(fcr, id)), head);
+  assert.doesNotMatch(head, /<table>/);
+  let rest = "";
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += chunk.value;
+  assert.ok(performance.now() - started >= 140);
+  assert.match(rest, /^<table>[^]*<\/html>\n$/);
 });
 
 /** Uploads a log for `jobId` the way the job client does. */
@@ -349,9 +404,11 @@ Deno.test("close() is prompt while slow requests hang, idempotent, and frees the
     search(sb, "X-SEARCHSLOW-1"),
     containerReport(sb, "MSCU-SLOW-1"),
   ].map((p) => p.then((res) => res.body?.cancel(), () => {}));
+  // A detail whose body stalls is read to its end: close() has to end the body too.
+  const detailBody = fetch(`${sb.reportingUrl}?ref=/fcr&id=1&txt=X-DETAILSLOW-1`).then((res) => res.text());
   // Wait until every server has the slow request in hand.
   while (
-    sb.requests.jobServer.length < 1 || sb.requests.reporting.length < 1 || sb.requests.port.length < 2
+    sb.requests.jobServer.length < 1 || sb.requests.reporting.length < 2 || sb.requests.port.length < 2
   ) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -360,5 +417,6 @@ Deno.test("close() is prompt while slow requests hang, idempotent, and frees the
   await sb[Symbol.asyncDispose]();
   assert.ok(performance.now() - started < 1000, `close took ${performance.now() - started} ms`);
   await Promise.all(pending);
+  assert.match(await detailBody, /<\/html>/);
   await assert.rejects(() => fetch(sb.trackingPortalUrl));
 });
