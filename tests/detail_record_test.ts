@@ -112,49 +112,41 @@ Deno.test("detail_record: findDetailIdInHtml", async (t) => {
     assert.equal(findDetailIdInHtml(otherHost, REPORTING, "FCR1"), undefined);
   });
 
-  await t.step("./ link to the page's name", () => {
-    const html = page(`<a href="./index.php?ref=/fcr&amp;id=21&amp;txt=FCR1">FCR1</a>`);
-    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR1"), "21");
-  });
+  // Each href on its own page: the id it must yield, or undefined when it does not lead to REPORTING.
+  const hrefs: [string, string, string | undefined][] = [
+    ["./ link to the page's name", `./index.php?ref=/fcr&amp;id=21&amp;txt=FCR1`, "21"],
+    ["../ link that resolves to the reporting page", `../rp/index.php?ref=/fcr&id=22&txt=FCR1`, "22"],
+    ["../ link that resolves above the page's folder", `../index.php?ref=/fcr&id=23&txt=FCR1`, undefined],
+    ["../ link that resolves to another folder", `../other/index.php?ref=/fcr&id=24&txt=FCR1`, undefined],
+    [
+      "protocol-relative link to the reporting host",
+      `//REPORT.example/rp/index.php?ref=/fcr&amp;id=25&amp;txt=FCR1`,
+      "25",
+    ],
+    [
+      "protocol-relative link to another host",
+      `//elsewhere.example/rp/index.php?ref=/fcr&id=27&txt=FCR1`,
+      undefined,
+    ],
+    [
+      "protocol-relative link to another port",
+      `//report.example:8443/rp/index.php?ref=/fcr&id=28&txt=FCR1`,
+      undefined,
+    ],
+    ["bare page name", `index.php?ref=/fcr&id=29&txt=FCR1`, "29"],
+    ["bare query", `?ref=/fcr&amp;id=30&amp;txt=FCR1`, "30"],
+  ];
+  for (const [name, href, expected] of hrefs) {
+    await t.step(name, () => {
+      assert.equal(findDetailIdInHtml(page(`<a href="${href}">x</a>`), REPORTING, "FCR1"), expected);
+    });
+  }
 
-  await t.step("../ link that resolves to the reporting page", () => {
-    const html = page(`<a href="../rp/index.php?ref=/fcr&id=22&txt=FCR1">FCR1</a>`);
-    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR1"), "22");
-  });
-
-  await t.step("../ link that resolves elsewhere is not accepted", () => {
-    const html = page(
-      `<a href="../index.php?ref=/fcr&id=23&txt=FCR1">x</a>` +
-        `<a href="../other/index.php?ref=/fcr&id=24&txt=FCR1">y</a>`,
-    );
-    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR1"), undefined);
-  });
-
-  await t.step("protocol-relative link to the reporting host", () => {
-    const html = page(`<a href="//REPORT.example/rp/index.php?ref=/fcr&amp;id=25&amp;txt=FCR1">x</a>`);
-    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR1"), "25");
-    const withPort = "http://localhost:8123/report";
-    const local = page(`<a href="//localhost:8123/report?ref=/fcr&id=26&txt=FCR1">x</a>`);
-    assert.equal(findDetailIdInHtml(local, withPort, "FCR1"), "26");
-  });
-
-  await t.step("protocol-relative link to another host or port is not accepted", () => {
-    const html = page(
-      `<a href="//elsewhere.example/rp/index.php?ref=/fcr&id=27&txt=FCR1">x</a>` +
-        `<a href="//report.example:8443/rp/index.php?ref=/fcr&id=28&txt=FCR1">y</a>`,
-    );
-    assert.equal(findDetailIdInHtml(html, REPORTING, "FCR1"), undefined);
-  });
-
-  await t.step("bare page name and bare query, quoted and unquoted", () => {
-    assert.equal(
-      findDetailIdInHtml(page(`<a href=index.php?ref=/fcr&id=29&txt=FCR1>x</a>`), REPORTING, "FCR1"),
-      "29",
-    );
-    assert.equal(
-      findDetailIdInHtml(page(`<a href="?ref=/fcr&amp;id=30&amp;txt=FCR1">x</a>`), REPORTING, "FCR1"),
-      "30",
-    );
+  await t.step("unquoted href, and a protocol-relative link with the reporting page's port", () => {
+    const unquoted = page(`<a href=index.php?ref=/fcr&id=26&txt=FCR1>x</a>`);
+    assert.equal(findDetailIdInHtml(unquoted, REPORTING, "FCR1"), "26");
+    const local = page(`<a href="//localhost:8123/report?ref=/fcr&id=20&txt=FCR1">x</a>`);
+    assert.equal(findDetailIdInHtml(local, "http://localhost:8123/report", "FCR1"), "20");
   });
 
   await t.step("raw & and &amp; mixed in one link, and the preference across forms", () => {
