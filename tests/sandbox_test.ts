@@ -7,6 +7,8 @@ import {
   startSandbox,
   STYLESHEET_MARKER,
 } from "../fixtures/sandbox.ts";
+import { CONSENT_COOKIE } from "../fixtures/sandbox/tracking_portal.ts";
+import type { ConsentButton } from "../fixtures/sandbox/types.ts";
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
@@ -45,7 +47,7 @@ Deno.test("sandbox URLs have the promised shapes and localhost reaches the repor
   assert.match(sb.portUrl, /^http:\/\/127\.0\.0\.1:\d+\/pcs$/);
   assert.match(sb.apiBaseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
   assert.equal(sb.frameSelector, "#reportco-tracking-frame");
-  assert.deepEqual(sb.options, { consentBanner: false, slowMs: 3000 });
+  assert.deepEqual(sb.options, { consentBanner: false, consentButton: "allow-all", slowMs: 3000 });
   const [status, body] = await text(`${sb.reportingUrl}?ref=/home`);
   assert.equal(status, 200);
   assert.match(body, /Reporting home/);
@@ -141,24 +143,76 @@ Deno.test("port portal: stylesheet with visible marker and the logo at both path
   assert.equal((await text(`${origin}/pcs/nothing`))[0], 404);
 });
 
+/**
+ * The banner of each button shape, spelled out: a class only where the class selectors are meant, the wrapper
+ * id everywhere but on "plain". That each is found by its intended selector in a real browser is checked in
+ * portal_page_test.ts.
+ */
+const BANNER_MARKUP: Record<ConsentButton, string> = {
+  "allow-all": `<div id="coi-banner-wrapper" class="coi-consent-banner">We use cookies.
+<button data-test="coi-allow-all-button">Allow all</button></div>`,
+  mobile: `<div id="coi-banner-wrapper" class="coi-consent-banner">We use cookies.
+<button data-test="coi-allow-all-button-mobile">Allow all</button></div>`,
+  wrapper: `<div id="coi-banner-wrapper" class="coi-consent-banner">We use cookies.
+<button class="coi-banner__accept">Allow all</button></div>`,
+  plain: `<div class="coi-consent-banner">We use cookies.
+<button class="coi-banner__accept">Allow all</button></div>`,
+};
+
 Deno.test("tracking portal: root page and the consent banner switched at run time", async () => {
   await using sb = await startSandbox();
   const [, plain] = await text(sb.trackingPortalUrl + "/");
   assert.match(plain, /Carrier Tracking Portal/);
-  assert.doesNotMatch(plain, /coi-banner-wrapper/);
+  assert.doesNotMatch(plain, /coi-consent-banner|Allow all/);
 
   sb.options.consentBanner = true;
   const [, withBanner] = await text(sb.trackingPortalUrl + "/");
-  assert.match(
-    withBanner,
-    /<div id="coi-banner-wrapper">[^]*<button data-test="coi-allow-all-button" class="coi-banner__accept">Allow all<\/button><\/div>/,
-  );
+  assert.ok(withBanner.includes(BANNER_MARKUP["allow-all"]), withBanner);
+  // The click both stores the consent, as Cookie Information does, and tells the sandbox.
+  assert.ok(withBanner.includes(`document.cookie = "${CONSENT_COOKIE}=all; path=/;`));
   assert.match(withBanner, /fetch\("\/__consent\?accepted=1"\)/);
 
   assert.equal(sb.consentClicks, 0);
   const consent = await fetch(`${sb.trackingPortalUrl}/__consent?accepted=1`);
   await consent.body?.cancel();
   assert.equal(sb.consentClicks, 1);
+});
+
+Deno.test("tracking portal: the banner is on every page until the consent cookie comes with the request", async () => {
+  await using sb = await startSandbox({ consentBanner: true });
+  for (const path of ["/", "/CPH2026000101", "/CPH-NOFRAME-1", "/CPH-LATEFRAME-1", "/CPH%20105%2FA%26B"]) {
+    const [status, page] = await text(sb.trackingPortalUrl + path);
+    assert.equal(status, 200, path);
+    assert.ok(page.includes(BANNER_MARKUP["allow-all"]), `${path}: ${page}`);
+    for (const cookie of [`${CONSENT_COOKIE}=all`, `theme=dark; ${CONSENT_COOKIE}=all; lang=en`]) {
+      const [, accepted] = await text(sb.trackingPortalUrl + path, { headers: { cookie } });
+      assert.doesNotMatch(accepted, /coi-consent-banner|Allow all/, `${path} with ${cookie}`);
+      assert.match(
+        accepted,
+        /<h1>(Carrier Tracking Portal|Shipment [^<]+)<\/h1>/,
+        "the page itself is still there",
+      );
+    }
+  }
+  const [, lookalike] = await text(`${sb.trackingPortalUrl}/CPH1`, {
+    headers: { cookie: `X${CONSENT_COOKIE}=all; ${CONSENT_COOKIE}Old=all` },
+  });
+  assert.ok(
+    lookalike.includes(BANNER_MARKUP["allow-all"]),
+    "only the consent cookie itself hides the banner",
+  );
+});
+
+Deno.test("tracking portal: each banner shape has only the button its consent selector is meant to find", async () => {
+  await using sb = await startSandbox({ consentBanner: true });
+  for (const [shape, markup] of Object.entries(BANNER_MARKUP) as [ConsentButton, string][]) {
+    sb.options.consentButton = shape;
+    for (const path of ["/", "/CPH1"]) {
+      const [, page] = await text(sb.trackingPortalUrl + path);
+      assert.ok(page.includes(markup), `${shape} ${path}: ${page}`);
+      assert.equal(page.match(/<button\b/g)?.length, 1, `${shape} ${path}: one button`);
+    }
+  }
 });
 
 Deno.test("tracking portal: shipment pages with, without and with a late frame", async () => {
