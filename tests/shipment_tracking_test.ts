@@ -175,6 +175,8 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
   const one = await dir.csv("one.csv", "FCR Number,INVOICE_NO\nCPH1,I1\n");
 
   await t.step("the consent banner's allow-all button is clicked", async () => {
+    // The banner is on every portal page until a click sets the consent cookie: had the job not clicked,
+    // the shipment page it prints would show the banner.
     sandbox.options.consentBanner = true;
     const run = await runJobProcess("shipment", [one, `${dir.path}/c1`, "C1", ...siteFlags(sandbox)], {
       env: dir.env,
@@ -183,16 +185,25 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
     assert.equal(run.code, 0, run.stdout);
     assert.equal(sandbox.consentClicks, 1);
     assert.match(run.stdout, /Cookie consent accepted \(button\[data-test='coi-allow-all-button'\]\)/);
-    assert.doesNotMatch(await pdfText(`${dir.path}/c1/001 I1 CPH1.pdf`), /Allow all/);
+    const rowPage = sandbox.requests.portal.findLast((r) => r.path === "/CPH1");
+    assert.match(
+      rowPage?.headers.cookie ?? "",
+      /\bCookieInformationConsent=/,
+      "the row's page came with consent",
+    );
+    const text = words(await pdfText(`${dir.path}/c1/001 I1 CPH1.pdf`));
+    assert.match(text, /Shipment CPH1/);
+    assert.doesNotMatch(text, /We use cookies|Allow all/);
   });
 
   await t.step("no banner: no click, the job goes on", async () => {
     const run = await runJobProcess("shipment", [one, `${dir.path}/c2`, "C2", ...siteFlags(sandbox)], {
       env: dir.env,
     });
-    assert.equal(run.code, 0);
+    assert.equal(run.code, 0, run.stdout);
     assert.equal(sandbox.consentClicks, 1);
     assert.match(run.stdout, /No cookie consent dialog/);
+    assert.match(words(await pdfText(`${dir.path}/c2/001 I1 CPH1.pdf`)), /Shipment CPH1/);
   });
 
   await t.step("header-only CSV: zero rows, exit 0, log still uploaded", async () => {
