@@ -42,7 +42,7 @@ export {
 export * from "./lib/errors.ts";
 export { Browser, type BrowserOptions } from "./lib/browser.ts";
 export { BrowserSupervisor, type SupervisorOptions } from "./lib/browser_supervisor.ts";
-export { type PageFunction, Tab } from "./lib/tab.ts";
+export { type FrameLoad, type PageFunction, Tab } from "./lib/tab.ts";
 export { type ChromiumFlagOptions, chromiumFlags } from "./lib/chromium_flags.ts";
 export { CHROMIUM_LOCATIONS, findChromium } from "./lib/chromium_path.ts";
 export { printPdfFile } from "./lib/pdf_output.ts";
@@ -70,12 +70,7 @@ export {
   resolveDetailId,
   searchUrl,
 } from "./lib/detail_record.ts";
-export {
-  acceptCookieConsent,
-  CONSENT_BUTTON_SELECTORS,
-  type FrameLoad,
-  pointFrameAt,
-} from "./lib/portal_page.ts";
+export { acceptCookieConsent, CONSENT_BUTTON_SELECTORS } from "./lib/portal_page.ts";
 export { type PortReport, PortReportClient } from "./lib/port_report.ts";
 export { withBaseHref } from "./lib/base_href.ts";
 export { type RowLoopOptions, type RowLoopResult, type RowOutcome, runRows } from "./lib/row_loop.ts";

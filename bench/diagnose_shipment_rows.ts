@@ -16,7 +16,7 @@ import { findChromium } from "../lib/chromium_path.ts";
 import { detailUrl, resolveDetailId } from "../lib/detail_record.ts";
 import { pdfFileName } from "../lib/file_names.ts";
 import { printPdfFile } from "../lib/pdf_output.ts";
-import { acceptCookieConsent, pointFrameAt } from "../lib/portal_page.ts";
+import { acceptCookieConsent } from "../lib/portal_page.ts";
 import { shipmentPrintParams } from "../lib/print_options.ts";
 import { pause, PRINT_TIMEOUT_MS, SPEC_TIMINGS } from "../lib/timings.ts";
 import { benchRows } from "./inputs.ts";
@@ -74,7 +74,7 @@ for (const [i, row] of rows.entries()) {
   t.step("resolveDetailId (GET, redirect manual)");
   const url = detailUrl(sandbox.reportingUrl, id!, row.value);
   await Promise.all([
-    pointFrameAt(tab, selector, url, timings.waitTimeoutMs),
+    tab.pointFrameAt(selector, url, timings.waitTimeoutMs),
     pause(timings, "afterFrameSource"),
   ]);
   t.step("pointFrameAt (until the frame's load)");

@@ -16,7 +16,7 @@ import { parseShipmentCommand, type ShipmentConfig } from "../lib/job_config.ts"
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
 import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_services.ts";
 import { printPdfFile } from "../lib/pdf_output.ts";
-import { acceptCookieConsent, pointFrameAt } from "../lib/portal_page.ts";
+import { acceptCookieConsent } from "../lib/portal_page.ts";
 import { shipmentPrintParams } from "../lib/print_options.ts";
 import type { ShipmentResult } from "../lib/row_result.ts";
 import { runRows } from "../lib/row_loop.ts";
@@ -109,7 +109,7 @@ export async function runShipmentTracking(
         // The spec's pause and the frame's load run together: the PDF shows the detail even without
         // pauses, and the spec's timing is unchanged when the frame loads within the pause.
         const [load] = await Promise.all([
-          pointFrameAt(tab, config.frameSelector, url, timings.waitTimeoutMs),
+          tab.pointFrameAt(config.frameSelector, url, timings.waitTimeoutMs),
           pause(timings, "afterFrameSource", signal),
         ]);
         if (load !== "loaded") warn(`the detail frame ${load} (${url})`);

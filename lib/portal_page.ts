@@ -3,9 +3,7 @@
  *
  * @module
  */
-import type { FrameLoad, Tab } from "./tab.ts";
-
-export type { FrameLoad };
+import type { Tab } from "./tab.ts";
 
 /** The "allow all" buttons of the consent banner, tried in this order (spec, Job A step 3). */
 export const CONSENT_BUTTON_SELECTORS: readonly string[] = [
@@ -35,13 +33,4 @@ export async function acceptCookieConsent(tab: Tab, timeoutMs: number): Promise<
     }
   }
   return undefined;
-}
-
-/**
- * Points the frame matched by `selector` at `url` and waits until it has loaded the new document, at most
- * `timeoutMs`. An error page (refused, framing denied) also ends the wait: check where the frame ended with
- * {@linkcode Tab.frameUrls}.
- */
-export function pointFrameAt(tab: Tab, selector: string, url: string, timeoutMs: number): Promise<FrameLoad> {
-  return tab.pointFrameAt(selector, url, timeoutMs);
 }

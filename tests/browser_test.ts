@@ -15,7 +15,6 @@ import {
   PageScriptError,
 } from "../lib/errors.ts";
 import { printPdfFile } from "../lib/pdf_output.ts";
-import { pointFrameAt } from "../lib/portal_page.ts";
 import { portPrintParams, shipmentPrintParams } from "../lib/print_options.ts";
 import type { Tab } from "../lib/tab.ts";
 import { browserProcessesLeft, pdfText, ROOT, TestFolder, waitUntil } from "./helpers/job_process.ts";
@@ -572,7 +571,7 @@ Deno.test("Tab against real Chromium: navigation, dialogs, evaluate, deadlines, 
     async () => {
       assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
       const detailUrl = otherSite.url("/detail", "localhost");
-      assert.equal(await pointFrameAt(tab, "#detail", detailUrl, 5_000), "loaded");
+      assert.equal(await tab.pointFrameAt("#detail", detailUrl, 5_000), "loaded");
       assert.equal(otherSite.requestsTo("/detail")[0]?.host, `localhost:${otherSite.port}`);
       assert.deepEqual(tab.frameUrls(), [detailUrl]);
       await printPdfFile(tab, out, "portal.pdf", params, 10_000);
@@ -587,7 +586,7 @@ Deno.test("Tab against real Chromium: navigation, dialogs, evaluate, deadlines, 
     async () => {
       assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
       const refusedUrl = `http://localhost:${closedPort()}/detail`;
-      assert.equal(await pointFrameAt(tab, "#detail", refusedUrl, 5_000), "loaded");
+      assert.equal(await tab.pointFrameAt("#detail", refusedUrl, 5_000), "loaded");
       const urls = tab.frameUrls();
       assert.ok(urls.includes(ERROR_PAGE), `frame URLs: ${urls.join(", ")}`);
       assert.ok(!urls.includes(refusedUrl), `frame URLs: ${urls.join(", ")}`);
@@ -599,7 +598,7 @@ Deno.test("Tab against real Chromium: navigation, dialogs, evaluate, deadlines, 
     async () => {
       assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
       const deniedUrl = otherSite.url("/deny", "localhost");
-      assert.equal(await pointFrameAt(tab, "#detail", deniedUrl, 5_000), "loaded");
+      assert.equal(await tab.pointFrameAt("#detail", deniedUrl, 5_000), "loaded");
       assert.equal(otherSite.requestsTo("/deny").length, 1, "the detail server did answer");
       const urls = tab.frameUrls();
       assert.ok(urls.includes(ERROR_PAGE), `frame URLs: ${urls.join(", ")}`);
@@ -618,7 +617,7 @@ Deno.test("Tab against real Chromium: navigation, dialogs, evaluate, deadlines, 
       await withBusyThreads(navigator.hardwareConcurrency * 2, async () => {
         for (let i = 1; i <= 20; i++) {
           assert.equal(await tab.navigate(site.url("/portal"), 10_000), true);
-          assert.equal(await pointFrameAt(tab, "#detail", deniedUrl, 5_000), "loaded", `attempt ${i}`);
+          assert.equal(await tab.pointFrameAt("#detail", deniedUrl, 5_000), "loaded", `attempt ${i}`);
           assert.deepEqual(tab.frameUrls(), [ERROR_PAGE], `attempt ${i}`);
         }
       });
@@ -636,7 +635,7 @@ Deno.test("Tab against real Chromium: navigation, dialogs, evaluate, deadlines, 
       assert.equal(await tab.navigate(site.url("/refused-frame"), 5_000), true);
       await waitUntil(() => tab.frameUrls().includes(ERROR_PAGE), 5_000, "the frame shows its error page");
       const detail = otherSite.url("/detail", "localhost");
-      assert.equal(await pointFrameAt(tab, "#broken", detail, 5_000), "loaded");
+      assert.equal(await tab.pointFrameAt("#broken", detail, 5_000), "loaded");
       assert.deepEqual(tab.frameUrls(), [detail]);
       await printPdfFile(tab, out, "after-refused.pdf", params, 10_000);
       assert.match(await pdfText(`${out}/after-refused.pdf`), /Detail text from the other site 4242/);
@@ -679,7 +678,7 @@ Deno.test("Tab against real Chromium: navigation, dialogs, evaluate, deadlines, 
         "the first page asks for its image",
       );
       const detail = otherSite.url("/late-detail", "localhost");
-      assert.equal(await pointFrameAt(tab, "#late", detail, 5_000), "loaded");
+      assert.equal(await tab.pointFrameAt("#late", detail, 5_000), "loaded");
       await opened;
       assert.deepEqual(tab.frameUrls(), [detail]);
       await printPdfFile(tab, out, "late.pdf", params, 10_000);
@@ -703,7 +702,7 @@ Deno.test("Tab against real Chromium: navigation, dialogs, evaluate, deadlines, 
       for (let i = 0; i < 8; i++) {
         assert.equal(await tab.navigate(site.url("/adds-frame"), 5_000), true);
         assert.equal(await tab.waitForSelector("#added", 5_000), true);
-        assert.equal(await pointFrameAt(tab, "#added", detail, 5_000), "loaded", `attempt ${i + 1}`);
+        assert.equal(await tab.pointFrameAt("#added", detail, 5_000), "loaded", `attempt ${i + 1}`);
         assert.deepEqual(tab.frameUrls(), [detail], `attempt ${i + 1}`);
       }
     },

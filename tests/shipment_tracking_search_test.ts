@@ -2,7 +2,7 @@
  * Job A end to end over the reporting site's less common answers to the search: every redirect status,
  * links written with a raw "&", as "./…" or as "//host/…", a redirect without an id, and a detail page
  * that never finishes loading. One run of the real entry point with real Chromium, as
- * tests/shipment_tracking_test.ts runs it; `--wait-timeout=1` keeps the stalled detail to a second.
+ * tests/shipment_tracking_test.ts runs it; `--wait-timeout=3` keeps the stalled detail to three seconds while leaving the other rows room on a busy host.
  */
 import assert from "node:assert/strict";
 import { detailIdFor, detailMarker, startSandbox } from "../fixtures/sandbox.ts";
@@ -38,7 +38,7 @@ Deno.test("Job A resolves the id from every redirect and link form, and survives
     "frame-selector": sandbox.frameSelector,
     "pause-scale": "0",
     "consent-timeout": "0.2",
-    "wait-timeout": "1",
+    "wait-timeout": "3",
   }).map(([name, value]) => `--${name}=${value}`);
   const run = await runJobProcess("shipment", [csv, dir.out, "S1", ...flags], { env: dir.env });
   assert.equal(run.code, 0, run.stdout + run.stderr);
