@@ -29,10 +29,13 @@ Deno.test("Job A prints the detail page for every way the reporting site names t
     "CPH-LINKREL-103", // relative link
     "CPH-LINKCASE-104", // upper-case link, lower-case txt
     "CPH 105/A&B", // a value that must be percent-encoded everywhere
+    `CPH"106'<\/script>\\`, // quotes, markup and a backslash: data in every URL and script, never code
   ];
   const csv = await dir.csv(
     "shipments.csv",
-    [" FCR Number ,Invoice No", ...fcrs.map((fcr, i) => `"${fcr}",INV-${i + 1}`)].join("\n"),
+    [" FCR Number ,Invoice No", ...fcrs.map((fcr, i) => `"${fcr.replaceAll('"', '""')}",INV-${i + 1}`)].join(
+      "\n",
+    ),
   );
   const run = await runJobProcess("shipment", [
     csv,
@@ -47,7 +50,10 @@ Deno.test("Job A prints the detail page for every way the reporting site names t
   assert.equal(run.code, 0, run.stdout + run.stderr);
   assert.doesNotMatch(run.stdout, /WARNING/, "every frame ended on its detail page");
   const pdfs = await dir.pdfs();
-  assert.deepEqual(pdfs, fcrs.map((fcr, i) => `00${i + 1} INV-${i + 1} ${fcr.replaceAll("/", "_")}.pdf`));
+  assert.deepEqual(
+    pdfs,
+    fcrs.map((fcr, i) => `00${i + 1} INV-${i + 1} ${fcr.replaceAll("/", "_").replaceAll("\\", "_")}.pdf`),
+  );
   for (const [i, fcr] of fcrs.entries()) {
     const text = words(await pdfText(`${dir.out}/${pdfs[i]}`));
     assert.ok(text.includes(`Shipment ${fcr}`), `portal page of ${fcr}`);
