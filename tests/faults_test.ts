@@ -12,21 +12,12 @@ import {
   TestFolder,
   waitUntil,
 } from "./helpers/job_process.ts";
+import { shipmentFlags } from "./helpers/site_flags.ts";
 
 const words = (text: string) => text.replace(/\s+/g, " ");
 
 function shipmentArgs(sandbox: Sandbox, csv: string, out: string, jobId: string): string[] {
-  return [
-    csv,
-    out,
-    jobId,
-    `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
-    `--reporting-url=${sandbox.reportingUrl}`,
-    `--frame-selector=${sandbox.frameSelector}`,
-    "--pause-scale=0",
-    "--consent-timeout=0.1",
-    "--wait-timeout=5",
-  ];
+  return [csv, out, jobId, ...shipmentFlags(sandbox, { "consent-timeout": "0.1", "wait-timeout": "5" })];
 }
 
 /** The browser's own process (not a renderer or helper) among `pids`. */

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { type RecordedRequest, startSandbox } from "../fixtures/sandbox.ts";
 import { pdfText, runJobProcess, TestFolder } from "./helpers/job_process.ts";
+import { shipmentFlags } from "./helpers/site_flags.ts";
 
 const SCALE = 0.5;
 /** Timers may fire a hair early against the sandbox's clock. */
@@ -35,12 +36,7 @@ Deno.test("Job A waits the spec's pauses; the pause after re-pointing the frame 
     input,
     dir.out,
     "P1",
-    `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
-    `--reporting-url=${sandbox.reportingUrl}`,
-    `--frame-selector=${sandbox.frameSelector}`,
-    `--pause-scale=${SCALE}`,
-    "--consent-timeout=0.1",
-    "--wait-timeout=5",
+    ...shipmentFlags(sandbox, { "pause-scale": String(SCALE), "wait-timeout": "5" }),
   ], { env: dir.env });
   assert.equal(run.code, 0, run.stdout + run.stderr);
   assert.doesNotMatch(run.stdout, /detail frame timed out/);

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { detailIdFor, detailMarker, startSandbox } from "../fixtures/sandbox.ts";
 import { pdfText, runJobProcess, TestFolder } from "./helpers/job_process.ts";
+import { shipmentFlags } from "./helpers/site_flags.ts";
 
 /** Rows whose search names the detail record id in one of the less common ways. */
 const ID_FOUND = [
@@ -32,15 +33,9 @@ Deno.test("Job A resolves the id from every redirect and link form, and survives
     "search.csv",
     ["FCR Number,INVOICE_NO", ...FCRS.map((fcr, i) => `${fcr},I${i + 1}`)].join("\n"),
   );
-  const flags = Object.entries({
-    "tracking-portal-url": sandbox.trackingPortalUrl,
-    "reporting-url": sandbox.reportingUrl,
-    "frame-selector": sandbox.frameSelector,
-    "pause-scale": "0",
-    "consent-timeout": "0.2",
-    "wait-timeout": "3",
-  }).map(([name, value]) => `--${name}=${value}`);
-  const run = await runJobProcess("shipment", [csv, dir.out, "S1", ...flags], { env: dir.env });
+  const run = await runJobProcess("shipment", [csv, dir.out, "S1", ...shipmentFlags(sandbox)], {
+    env: dir.env,
+  });
   assert.equal(run.code, 0, run.stdout + run.stderr);
 
   const pdfs = await dir.pdfs();

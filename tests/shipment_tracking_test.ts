@@ -4,19 +4,9 @@
  * out of process, as in reality), with real Chromium; PDFs read back as text.
  */
 import assert from "node:assert/strict";
-import { detailIdFor, detailMarker, type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
+import { detailIdFor, detailMarker, startSandbox } from "../fixtures/sandbox.ts";
 import { browserProcessesLeft, pdfText, runJobProcess, TestFolder } from "./helpers/job_process.ts";
-
-function siteFlags(sandbox: Sandbox, reportingUrl = sandbox.reportingUrl): string[] {
-  return [
-    `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
-    `--reporting-url=${reportingUrl}`,
-    `--frame-selector=${sandbox.frameSelector}`,
-    "--pause-scale=0",
-    "--consent-timeout=0.2",
-    "--wait-timeout=3",
-  ];
-}
+import { shipmentFlags } from "./helpers/site_flags.ts";
 
 const words = (text: string) => text.replace(/\s+/g, " ");
 
@@ -43,7 +33,7 @@ Deno.test("Job A prints the detail page for every way the reporting site names t
     "A1",
     sandbox.apiBaseUrl,
     "u1",
-    ...siteFlags(sandbox),
+    ...shipmentFlags(sandbox),
   ], {
     env: dir.env,
   });
@@ -91,7 +81,7 @@ Deno.test("Job A falls back, prints the page as it stands, or fails the row as t
     "A2",
     sandbox.apiBaseUrl,
     "u1",
-    ...siteFlags(sandbox),
+    ...shipmentFlags(sandbox),
   ], {
     env: dir.env,
   });
@@ -166,7 +156,12 @@ Deno.test("Job A with the reporting site down prints each page as it stands", as
   const csv = await dir.csv("s.csv", "FCR Number,INVOICE_NO\nCPH1,I1\n");
   const run = await runJobProcess(
     "shipment",
-    [csv, dir.out, "A3", ...siteFlags(sandbox, `http://localhost:${deadPort}/report`)],
+    [
+      csv,
+      dir.out,
+      "A3",
+      ...shipmentFlags(sandbox, { "reporting-url": `http://localhost:${deadPort}/report` }),
+    ],
     { env: dir.env },
   );
   assert.equal(run.code, 0, run.stdout);
@@ -184,7 +179,7 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
     // The banner is on every portal page until a click sets the consent cookie: had the job not clicked,
     // the shipment page it prints would show the banner.
     sandbox.options.consentBanner = true;
-    const run = await runJobProcess("shipment", [one, `${dir.path}/c1`, "C1", ...siteFlags(sandbox)], {
+    const run = await runJobProcess("shipment", [one, `${dir.path}/c1`, "C1", ...shipmentFlags(sandbox)], {
       env: dir.env,
     });
     sandbox.options.consentBanner = false;
@@ -203,7 +198,7 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
   });
 
   await t.step("no banner: no click, the job goes on", async () => {
-    const run = await runJobProcess("shipment", [one, `${dir.path}/c2`, "C2", ...siteFlags(sandbox)], {
+    const run = await runJobProcess("shipment", [one, `${dir.path}/c2`, "C2", ...shipmentFlags(sandbox)], {
       env: dir.env,
     });
     assert.equal(run.code, 0, run.stdout);
@@ -221,7 +216,7 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
       "E1",
       sandbox.apiBaseUrl,
       "u",
-      ...siteFlags(sandbox),
+      ...shipmentFlags(sandbox),
     ], {
       env: dir.env,
     });
@@ -242,7 +237,7 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
       "F1",
       sandbox.apiBaseUrl,
       "u",
-      ...siteFlags(sandbox),
+      ...shipmentFlags(sandbox),
     ], {
       env: dir.env,
     });
@@ -259,8 +254,7 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
       one,
       dir.out,
       "X",
-      `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
-      `--reporting-url=${sandbox.reportingUrl}`,
+      ...shipmentFlags(sandbox, { "frame-selector": null }),
     ], { env: dir.env });
     assert.equal(run.code, 1);
     assert.match(run.stderr, /^error: --frame-selector \(or FRAME_SELECTOR\) is required for this job\n/);
@@ -271,7 +265,7 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
   await t.step(
     "a frame selector that does not parse (quotes from an env file): exit 1, the job never starts",
     async () => {
-      const flags = siteFlags(sandbox).filter((flag) => !flag.startsWith("--frame-selector="));
+      const flags = shipmentFlags(sandbox, { "frame-selector": null });
       const run = await runJobProcess("shipment", [one, dir.out, "Q", ...flags], {
         env: { ...dir.env, FRAME_SELECTOR: `'${sandbox.frameSelector}'` },
       });
@@ -287,7 +281,7 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
       const portalRequests = sandbox.requests.portal.length;
       const run = await runJobProcess(
         "shipment",
-        [one, `${dir.path}/w`, "W1", "--visible", ...siteFlags(sandbox)],
+        [one, `${dir.path}/w`, "W1", "--visible", ...shipmentFlags(sandbox)],
         { env: { ...dir.env, DISPLAY: "", WAYLAND_DISPLAY: "" } },
       );
       assert.equal(run.code, 1, run.stdout);
@@ -302,7 +296,7 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
   await t.step("--chrome-path that is not an executable: exit 1, the error names it", async () => {
     const run = await runJobProcess(
       "shipment",
-      [one, `${dir.path}/b`, "B1", "--chrome-path=/nonexistent/chromium", ...siteFlags(sandbox)],
+      [one, `${dir.path}/b`, "B1", "--chrome-path=/nonexistent/chromium", ...shipmentFlags(sandbox)],
       { env: dir.env },
     );
     assert.equal(run.code, 1);
@@ -335,7 +329,7 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
           "R1",
           sandbox.apiBaseUrl,
           "u",
-          ...siteFlags(sandbox),
+          ...shipmentFlags(sandbox),
         ], {
           env: dir.env,
         });
@@ -374,9 +368,7 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
     const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const deadPort = (closed.addr as Deno.NetAddr).port;
     closed.close();
-    const flags = siteFlags(sandbox).map((f) =>
-      f.startsWith("--tracking-portal-url=") ? `--tracking-portal-url=http://127.0.0.1:${deadPort}` : f
-    );
+    const flags = shipmentFlags(sandbox, { "tracking-portal-url": `http://127.0.0.1:${deadPort}` });
     const run = await runJobProcess("shipment", [one, `${dir.path}/d`, "D1", ...flags], { env: dir.env });
     assert.equal(run.code, 1);
     assert.match(
@@ -396,7 +388,7 @@ Deno.test("Job A: consent banner, empty input, configuration errors, portal down
       "S1",
       sandbox.apiBaseUrl,
       "u",
-      ...siteFlags(sandbox),
+      ...shipmentFlags(sandbox),
     ], {
       env: dir.env,
     });
