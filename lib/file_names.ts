@@ -1,11 +1,16 @@
 /**
  * File names the jobs write, upload or look for (spec sections "PDF file", "Results CSV", "Log",
- * "Stop file" and the Job B temporary HTML file).
+ * "Stop file" and the Job B temporary HTML file), and the hidden partial name a PDF is written under.
  *
  * Every value that ends up in a name (CSV cells, the job id) goes through {@link safeFileNamePart},
- * so a name never leaves its folder, and every name is kept within 255 UTF-8 bytes, the usual
- * per-name limit of Linux, macOS and Windows file systems. Values that need neither change give
- * exactly the spec's names. Each name has a fixed prefix or suffix, so it can never be "." or "..".
+ * so a name never leaves its folder and is valid on Linux, macOS and Windows, and every name is kept
+ * within 255 UTF-8 bytes, the usual per-name limit of ext4, APFS and NTFS. Values that need neither
+ * change give exactly the spec's names.
+ *
+ * Each name has a fixed prefix and a fixed suffix, which is why no other Windows rule needs handling:
+ * the names start with "NNN ", "ctg_port_", "stop_", "port_tracking_", "shipment_tracking_" or "." and
+ * end in ".pdf", ".html", ".log", ".csv", ".txt" or ".partial", so none can be "." or "..", a reserved
+ * device name (CON, NUL, COM1, … with or without an extension) or end in a dot or a space.
  *
  * @module
  */
@@ -15,60 +20,38 @@ export const MAX_FILE_NAME_BYTES = 255;
 
 // Control characters are exactly what this pattern is about, hence the lint exception.
 // deno-lint-ignore no-control-regex
-const UNSAFE_CHARS = /[/\\\u0000-\u001f\u007f-\u009f]/g;
+const UNSAFE_CHARS = /[/\\<>:"|?*\u0000-\u001f\u007f-\u009f]/g;
 
 /**
- * Makes a value safe to embed in a file name: "/", "\\" and control characters (C0, DEL and
- * C1, U+0080 to U+009F) become "_". Nothing else changes, so ordinary values keep their exact
- * spelling, spaces, quotes and dots included ("..", embedded in a longer name, is harmless).
+ * Makes a value safe to embed in a file name on every target: the separators "/" and "\\", the
+ * characters Windows refuses in names (`< > : " | ? *`) and control characters (C0, DEL and C1,
+ * U+0080 to U+009F) become "_". Nothing else changes, so ordinary values keep their exact spelling,
+ * spaces, apostrophes and dots included ("..", embedded in a longer name, is harmless).
  *
  * @example
  * ```ts
- * safeFileNamePart("INV/2024\\07"); // "INV_2024_07"
- * safeFileNamePart("A B\u0000C");   // "A B_C"
+ * safeFileNamePart("INV/2024\\07");  // "INV_2024_07"
+ * safeFileNamePart("A B\u0000C");    // "A B_C"
+ * safeFileNamePart('C:"x"|y?*<>');  // "C__x___y____"
  * ```
  */
 export function safeFileNamePart(value: string): string {
   return value.replace(UNSAFE_CHARS, "_");
 }
 
-/**
- * Bytes `value` takes in UTF-8, counted as `TextEncoder` would encode it (a lone surrogate
- * becomes U+FFFD, 3 bytes). Counting directly avoids allocating an encoded copy per call.
- */
-function utf8Length(value: string): number {
-  let bytes = 0;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(value.charCodeAt(i + 1))) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
-}
+const encoder = new TextEncoder();
+// One buffer for every cut: no part of a name ever needs more than the whole name's bytes.
+const scratch = new Uint8Array(MAX_FILE_NAME_BYTES);
 
 /**
- * Longest prefix of `value` that fits in `maxBytes` UTF-8 bytes. Cuts only between code points,
- * so no UTF-8 sequence and no surrogate pair is ever split.
+ * Longest prefix of `value` that fits in `maxBytes` (at most {@link MAX_FILE_NAME_BYTES}) UTF-8
+ * bytes, and its size. `encodeInto` stops before a code point that does not fit whole, so no UTF-8
+ * sequence and no surrogate pair is ever split (a lone surrogate counts as U+FFFD, 3 bytes, as the
+ * OS will be handed it).
  */
-function truncateUtf8(value: string, maxBytes: number): string {
-  let bytes = 0;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    const pair = code >= 0xd800 && code <= 0xdbff && isLowSurrogate(value.charCodeAt(i + 1));
-    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : pair ? 4 : 3;
-    if (bytes + size > maxBytes) return value.slice(0, i);
-    bytes += size;
-    if (pair) i++;
-  }
-  return value;
+function cutUtf8(value: string, maxBytes: number): { text: string; bytes: number } {
+  const { read, written } = encoder.encodeInto(value, scratch.subarray(0, Math.max(0, maxBytes)));
+  return { text: value.slice(0, read), bytes: written };
 }
 
 /**
@@ -88,17 +71,18 @@ function fitName(parts: string[], fixedBytes: number, render: (parts: string[]) 
   for (const part of safe) total += part.length * 3;
   if (total <= MAX_FILE_NAME_BYTES) return render(safe);
 
-  const sizes = safe.map(utf8Length);
+  // Sizes are capped at the limit: a part that long is cut whatever the others are.
+  const sizes = safe.map((part) => cutUtf8(part, MAX_FILE_NAME_BYTES).bytes);
   let remaining = MAX_FILE_NAME_BYTES - fixedBytes;
   if (sizes.reduce((a, b) => a + b, 0) <= remaining) return render(safe);
 
   const order = safe.map((_, i) => i).sort((a, b) => (sizes[a] ?? 0) - (sizes[b] ?? 0));
   const fitted = [...safe];
   order.forEach((index, position) => {
-    const share = Math.max(0, Math.floor(remaining / (order.length - position)));
-    const part = truncateUtf8(safe[index] ?? "", share);
-    fitted[index] = part;
-    remaining -= utf8Length(part);
+    const share = Math.floor(remaining / (order.length - position));
+    const part = cutUtf8(safe[index] ?? "", share);
+    fitted[index] = part.text;
+    remaining -= part.bytes;
   });
   return render(fitted);
 }
@@ -132,6 +116,22 @@ export function pdfFileName(index: number, invoice: string, number: string): str
     prefix.length + 2 + 4,
     ([inv, num]) => `${prefix} ${inv} ${num}.pdf`,
   );
+}
+
+/**
+ * Hidden name ".<fileName>.<pid>.partial" that a file is written under before it is renamed to
+ * `fileName` in the same folder. The process id keeps two runs writing the same PDF apart. When the
+ * whole would exceed 255 UTF-8 bytes, `fileName` is cut at its end on a character boundary, so the
+ * name is still unique per row (PDF names start with the row index).
+ *
+ * @example
+ * ```ts
+ * partialFileName("001 INV-1 MSCU1234567.pdf", 4711); // ".001 INV-1 MSCU1234567.pdf.4711.partial"
+ * ```
+ */
+export function partialFileName(fileName: string, pid: number): string {
+  const suffix = `.${pid}.partial`;
+  return fitName([fileName], 1 + suffix.length, ([name]) => `.${name}${suffix}`);
 }
 
 /**

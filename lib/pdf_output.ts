@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { partialFileName } from "./file_names.ts";
 import type { Tab } from "./tab.ts";
 
 /**
@@ -18,7 +19,7 @@ export async function printPdfFile(
   timeoutMs: number,
 ): Promise<void> {
   const finalPath = `${outputDir}/${fileName}`;
-  const partialPath = `${outputDir}/.${fileName.slice(0, 200)}.${Deno.pid}.partial`;
+  const partialPath = `${outputDir}/${partialFileName(fileName, Deno.pid)}`;
   const file = await Deno.open(partialPath, { write: true, create: true, truncate: true });
   try {
     try {

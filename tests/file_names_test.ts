@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   MAX_FILE_NAME_BYTES,
+  partialFileName,
   pdfFileName,
   portLogFileName,
   resultsCsvFileName,
@@ -12,15 +13,26 @@ import {
 
 const bytes = (s: string) => new TextEncoder().encode(s).length;
 
-/** Everything that must hold for any name, whatever the input. */
+/**
+ * Windows' reserved device names, which it refuses with any extension ("NUL.txt") and with trailing
+ * spaces before it ("NUL .txt"); superscript digits count too.
+ */
+const RESERVED =
+  /^(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|COM[0-9\u00b9\u00b2\u00b3]|LPT[0-9\u00b9\u00b2\u00b3])$/i;
+
+/** Everything that must hold for any name, whatever the input, on every compile target. */
 function assertSafeName(name: string): void {
   assert.ok(name !== "." && name !== "..", `name is a dot entry: ${name}`);
   assert.ok(!/[/\\]/.test(name), `name has a separator: ${JSON.stringify(name)}`);
+  assert.ok(!/[<>:"|?*]/.test(name), `name has a character Windows refuses: ${JSON.stringify(name)}`);
   // The point of this check is control characters, hence the lint exception.
   // deno-lint-ignore no-control-regex
   const control = /[\u0000-\u001f\u007f-\u009f]/;
   assert.ok(!control.test(name), `name has a control character: ${JSON.stringify(name)}`);
   assert.ok(bytes(name) <= MAX_FILE_NAME_BYTES, `name is ${bytes(name)} bytes`);
+  assert.ok(!/[. ]$/.test(name), `name ends in a dot or a space (Windows drops it): ${JSON.stringify(name)}`);
+  const stem = name.split(".")[0]!.trimEnd();
+  assert.ok(!RESERVED.test(stem), `name is a Windows device name: ${JSON.stringify(name)}`);
 }
 
 /** Fully well-formed: no lone surrogates (a pair was never cut in half). */
@@ -45,6 +57,16 @@ Deno.test("safeFileNamePart", async (t) => {
     }
   });
 
+  await t.step("the characters Windows refuses in names become _", () => {
+    assert.equal(
+      safeFileNamePart("colon: star* question? pipe| lt< gt>"),
+      "colon_ star_ question_ pipe_ lt_ gt_",
+    );
+    assert.equal(safeFileNamePart(`quotes "double" and 'single'`), "quotes _double_ and 'single'");
+    assert.equal(safeFileNamePart("<script>x</script>"), "_script_x__script_");
+    assert.equal(safeFileNamePart("C:\\x"), "C__x");
+  });
+
   await t.step("nothing else changes", () => {
     const untouched = [
       "",
@@ -53,15 +75,14 @@ Deno.test("safeFileNamePart", async (t) => {
       "INV-001",
       "a b  c",
       " leading and trailing ",
-      `quotes "double" and 'single'`,
-      "<script>alert(1)<script>",
-      "colon: star* question? pipe| lt< gt>",
+      "trailing dots...",
+      "apostrophe's, commas; brackets [x] (y) {z} #1 %2F & + = @ ! ~ ` ^ $",
       "\u00a0nbsp\u00a0",
       "Ünïcödé 請求書 😀",
-      "%2F and %00",
+      "CON",
+      "nul",
     ];
     for (const value of untouched) assert.equal(safeFileNamePart(value), value);
-    assert.equal(safeFileNamePart("<script>x</script>"), "<script>x<_script>");
   });
 });
 
@@ -84,7 +105,7 @@ Deno.test("pdfFileName", async (t) => {
     assert.equal(pdfFileName(1, "..", ".."), "001 .. ...pdf");
     assert.equal(pdfFileName(2, "INV/2024", "..\\..\\x"), "002 INV_2024 .._.._x.pdf");
     assert.equal(pdfFileName(3, "a\nb", "c\u0000d\u007f\u0085"), "003 a_b c_d__.pdf");
-    assert.equal(pdfFileName(4, '"q"', "<script>"), '004 "q" <script>.pdf');
+    assert.equal(pdfFileName(4, '"q"', "<script>"), "004 _q_ _script_.pdf");
     assert.equal(pdfFileName(5, "  ", " x "), "005     x .pdf");
     assert.equal(pdfFileName(6, "", ""), "006  .pdf");
     for (const name of [pdfFileName(1, "/", "/"), pdfFileName(1, "..", "/..")]) assertSafeName(name);
@@ -152,6 +173,8 @@ Deno.test("pdfFileName", async (t) => {
         pdfFileName(3, "é".repeat(300), "x"),
         tempHtmlFileName("j/".repeat(200), 4, "😀".repeat(300)),
         stopFileName("s".repeat(400)),
+        partialFileName(pdfFileName(5, "請".repeat(90), "MSCU1"), 4_294_967_295),
+        partialFileName(pdfFileName(6, 'a<b>c:d"e|f?g*h', "CON"), 1),
       ];
       for (const name of names) await Deno.writeTextFile(`${dir}/${name}`, "x");
       const listed = [];
@@ -224,6 +247,12 @@ Deno.test("job file names", async (t) => {
       "😀",
       '"',
       "<",
+      ":",
+      "?",
+      "*",
+      "|",
+      "CON",
+      "COM1",
     ];
     let seed = 12345;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
@@ -235,10 +264,94 @@ Deno.test("job file names", async (t) => {
         .join("");
     for (let i = 0; i < 300; i++) {
       const [a, b] = [value(), value()];
-      for (const name of [pdfFileName(i + 1, a, b), tempHtmlFileName(a, i + 1, b), stopFileName(a)]) {
+      const pdf = pdfFileName(i + 1, a, b);
+      for (
+        const name of [
+          pdf,
+          partialFileName(pdf, i * 15_000_000),
+          tempHtmlFileName(a, i + 1, b),
+          stopFileName(a),
+        ]
+      ) {
         assertSafeName(name);
         assertWellFormed(name);
       }
+    }
+  });
+});
+
+Deno.test("partialFileName", async (t) => {
+  await t.step("the PDF name, the process id and .partial, hidden", () => {
+    assert.equal(
+      partialFileName("001 INV-1 MSCU1234567.pdf", 4711),
+      ".001 INV-1 MSCU1234567.pdf.4711.partial",
+    );
+  });
+
+  await t.step("within 255 bytes for any PDF name, the largest process ids included", () => {
+    // 90 CJK characters: 270 bytes of invoice. Cutting by UTF-16 units (200) left 600-byte names.
+    for (
+      const invoice of ["請".repeat(75), "請".repeat(90), "😀".repeat(300), "é".repeat(300), "I".repeat(300)]
+    ) {
+      const pdf = pdfFileName(1, invoice, "MSCU1234567");
+      for (const pid of [1, 4_194_304, 4_294_967_295]) {
+        const name = partialFileName(pdf, pid);
+        assertSafeName(name);
+        assertWellFormed(name);
+        assert.ok(name.startsWith(".001 ") && name.endsWith(`.${pid}.partial`), name);
+        assert.ok(pdf.startsWith(name.slice(1, -`.${pid}.partial`.length)));
+      }
+    }
+  });
+
+  await t.step("names that fit are kept whole", () => {
+    const pdf = pdfFileName(1, "請".repeat(75), "C1"); // 236 bytes
+    assert.equal(partialFileName(pdf, 42), `.${pdf}.42.partial`);
+  });
+});
+
+Deno.test("no name can be a Windows device name or end in a dot or a space", async (t) => {
+  // Every name has a fixed prefix ("NNN ", "ctg_port_", "stop_", "port_tracking_", "shipment_tracking_",
+  // ".") and a fixed suffix (".pdf", ".html", ".log", ".csv", ".txt", ".partial"): whatever the values,
+  // the part before the first dot never is one of these names and the last character is a letter.
+  const devices = [
+    "CON",
+    "PRN",
+    "AUX",
+    "NUL",
+    "CONIN$",
+    "CONOUT$",
+    "COM1",
+    "COM9",
+    "LPT1",
+    "COM\u00b9",
+    "lpt3",
+  ];
+  const variants = devices.flatMap((d) => [d, `${d}.txt`, `${d} `, `${d} .pdf`, `${d}.`, `${d}...`]);
+  const values = [...variants, "", ".", "..", " ", "...", "   ", "x.", "x "];
+  const namesOf = (value: string) => {
+    const pdf = pdfFileName(1, value, value);
+    return [
+      pdf,
+      pdfFileName(1, "", value),
+      pdfFileName(1, value, ""),
+      partialFileName(pdf, 7),
+      tempHtmlFileName(value, 1, value),
+      tempHtmlFileName("", 1, value),
+      shipmentLogFileName(value),
+      portLogFileName(value),
+      resultsCsvFileName(value),
+      stopFileName(value),
+    ];
+  };
+
+  await t.step("values that are device names or end in dots and spaces", () => {
+    for (const value of values) for (const name of namesOf(value)) assertSafeName(name);
+  });
+
+  await t.step("the same values cut at the 255-byte limit", () => {
+    for (const value of values) {
+      for (const name of namesOf(`${"x".repeat(250)}${value}`)) assertSafeName(name);
     }
   });
 });
