@@ -26,6 +26,7 @@ import {
 import { printPdfFile } from "../lib/pdf_output.ts";
 import { PortReportClient } from "../lib/port_report.ts";
 import { portPrintParams } from "../lib/print_options.ts";
+import { removeReportFile, writeReportFile } from "../lib/report_file.ts";
 import { buildResultsCsv } from "../lib/results_csv.ts";
 import type { PortResult } from "../lib/row_result.ts";
 import { runRows } from "../lib/row_loop.ts";
@@ -91,7 +92,7 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
       }
       const html = withBaseHref(page.html, page.url);
       const tempFile = join(tmpdir(), tempHtmlFileName(config.jobId, index, row.containerNumber));
-      await Deno.writeTextFile(tempFile, html);
+      await writeReportFile(tempFile, html);
       try {
         const tab = await browsers.tab();
         const loaded = config.browserUrl === undefined
@@ -108,7 +109,7 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
         await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
         return fileName;
       } finally {
-        await Deno.remove(tempFile).catch(() => {});
+        await removeReportFile(tempFile);
       }
     },
     onFailure: (error) => browsers.recover(error),
