@@ -8,6 +8,7 @@ import { BrowserSupervisor } from "./browser_supervisor.ts";
 import { findChromium } from "./chromium_path.ts";
 import type { CommonConfig } from "./job_config.ts";
 import type { Tab } from "./tab.ts";
+import { BROWSER_START_TIMEOUT_MS } from "./timings.ts";
 
 /**
  * A supervisor for the run's browser: the configured executable (found lazily, so `--browser-url` needs
@@ -20,7 +21,7 @@ export function jobBrowsers(
   return new BrowserSupervisor({
     executable: () => findChromium(config.chromePath),
     headless: options.headless,
-    startTimeoutMs: config.timings.waitTimeoutMs,
+    startTimeoutMs: BROWSER_START_TIMEOUT_MS,
     onDialog: (message) => options.logger.warn(message),
     ...(options.prepare ? { prepare: options.prepare } : {}),
     ...(config.browserUrl === undefined ? {} : { browserUrl: config.browserUrl }),

@@ -8,7 +8,7 @@ import { parse as parseSelector } from "css-what";
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { errorText, UsageError } from "./errors.ts";
-import { DEFAULT_LIMITS_S, type Timings } from "./timings.ts";
+import { DEFAULT_LIMITS_S, MAX_PAUSE_SCALE, MAX_TIMEOUT_S, type Timings } from "./timings.ts";
 
 /** Which job the command line is for. */
 export type JobKind = "shipment" | "port";
@@ -193,7 +193,10 @@ function commonConfig(positionals: string[], pick: Pick, values: Values, env: En
         pick("consent-timeout", "CAPTURE_CONSENT_TIMEOUT"),
         DEFAULT_LIMITS_S.consent,
       ),
-      pauseScale: number("--pause-scale", pick("pause-scale", "CAPTURE_PAUSE_SCALE") ?? "1", { min: 0 }),
+      pauseScale: number("--pause-scale", pick("pause-scale", "CAPTURE_PAUSE_SCALE") ?? "1", {
+        min: 0,
+        max: MAX_PAUSE_SCALE,
+      }),
     },
     taggedPdf: values["tagged-pdf"] === true || flagFromEnv("CAPTURE_TAGGED_PDF", env("CAPTURE_TAGGED_PDF")),
     check: values.check === true,
@@ -251,7 +254,7 @@ function cssSelector(name: string, value: string): string {
   return value;
 }
 
-function number(name: string, value: string, range: { min: number }): number {
+function number(name: string, value: string, range: { min: number; max?: number }, unit = ""): number {
   const parsed = Number(value.trim());
   if (value.trim() === "" || !Number.isFinite(parsed)) {
     throw new UsageError(`${name} must be a number, got ${JSON.stringify(value)}`);
@@ -261,12 +264,17 @@ function number(name: string, value: string, range: { min: number }): number {
       `${name} must be at least ${range.min}, got ${value}`,
     );
   }
+  if (range.max !== undefined && parsed > range.max) {
+    throw new UsageError(`${name} must be at most ${range.max}${unit}, got ${value}`);
+  }
   return parsed;
 }
 
 function seconds(name: string, value: string | undefined, fallback: number): number {
-  // At least a millisecond: a smaller value would round to 0 and abort every request at once.
-  return Math.round((value === undefined ? fallback : number(name, value, { min: 0.001 })) * 1000);
+  // At least a millisecond: a smaller value would round to 0 and abort every request at once. At most
+  // what a timer holds with headroom: a longer delay would not wait, it would fire at once.
+  const range = { min: 0.001, max: MAX_TIMEOUT_S };
+  return Math.round((value === undefined ? fallback : number(name, value, range, " seconds")) * 1000);
 }
 
 function flagFromEnv(name: string, value: string | undefined): boolean {

@@ -29,9 +29,9 @@ export const DEFAULT_LIMITS_S = { http: 30, wait: 20, consent: 3 } as const;
 
 /** The limits and pauses of one run. */
 export interface Timings {
-  /** Every outbound HTTP request, and each phase of a page load. */
+  /** Every outbound HTTP request of the job, and each page load as a whole. */
   httpTimeoutMs: number;
-  /** The default element wait. */
+  /** Element waits, the load of the frame Job A re-points, and Job B's load of its saved report. */
   waitTimeoutMs: number;
   /** Each cookie-consent selector (Job A). */
   consentTimeoutMs: number;
@@ -46,6 +46,33 @@ export const SPEC_TIMINGS: Timings = {
   consentTimeoutMs: DEFAULT_LIMITS_S.consent * 1000,
   pauseScale: 1,
 };
+
+/**
+ * The longest delay a JavaScript timer holds: 2^31−1 ms, about 24.8 days. A longer delay does not wait
+ * longer, it fires at once, so every request would time out immediately.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The longest any one limit or scaled pause may be (about 11.6 days): under half of
+ * {@linkcode MAX_TIMER_MS}, so a limit still fits a timer where it is used twice over or with a fixed
+ * margin added (an element wait's CDP call allows 10 s more than the wait in the page).
+ */
+export const MAX_LIMIT_MS = 1_000_000_000;
+
+/** The largest value of `--http-timeout`, `--wait-timeout` and `--consent-timeout`, in seconds. */
+export const MAX_TIMEOUT_S = MAX_LIMIT_MS / 1000;
+
+/** The largest `--pause-scale`: the spec's longest pause (4 s) scaled by it stays within the limit. */
+export const MAX_PAUSE_SCALE = MAX_LIMIT_MS / Math.max(...Object.values(SPEC_PAUSES_MS));
+
+/**
+ * Deadline for starting the browser and for connecting to one at `--browser-url`. Chromium starts in
+ * about a second, several on a loaded 2-core host; a browserless pool holds a connection in its queue
+ * until a browser is free, so this allows for a queue of a session or two. Fixed, not `--wait-timeout`:
+ * an element wait says nothing about how long a browser takes to start.
+ */
+export const BROWSER_START_TIMEOUT_MS = 60_000;
 
 /**
  * Waits for one of the spec's pauses, scaled. Rejects with the signal's reason as soon as the run is

@@ -9,6 +9,7 @@ import {
   type ShipmentConfig,
 } from "../lib/job_config.ts";
 import { UsageError } from "../lib/errors.ts";
+import { MAX_LIMIT_MS, MAX_PAUSE_SCALE, MAX_TIMEOUT_S } from "../lib/timings.ts";
 
 const POSITIONALS = ["in.csv", "out", "job-1"];
 const JOB_A_FLAGS = [
@@ -248,6 +249,60 @@ Deno.test("job_config: option precedence (flag > variable > default)", async (t)
       assertUsageError(() => parseShipmentCommand(base, env({ [variable]: "Infinity" })), flag);
     });
   }
+
+  for (const { flag, variable, key } of timeouts) {
+    await t.step(
+      `${flag}: at most ${MAX_TIMEOUT_S} s (what a timer holds, with headroom), flag or ${variable}`,
+      () => {
+        const base = [...POSITIONALS, ...JOB_A_FLAGS];
+        assert.equal(
+          shipment([...base, `${flag}=${MAX_TIMEOUT_S}`]).timings[key],
+          MAX_LIMIT_MS,
+        );
+        // The issue's value: 3,000,000 s is over 2^31−1 ms, so every request failed at once.
+        assertUsageError(
+          () => parseShipmentCommand([...base, `${flag}=3000000`], env()),
+          flag,
+          `at most ${MAX_TIMEOUT_S} seconds`,
+        );
+        assertUsageError(
+          () => parseShipmentCommand([...base, `${flag}=${MAX_TIMEOUT_S + 0.001}`], env()),
+          flag,
+          String(MAX_TIMEOUT_S),
+        );
+        assertUsageError(
+          () => parseShipmentCommand(base, env({ [variable]: "1e7" })),
+          flag,
+          String(MAX_TIMEOUT_S),
+        );
+      },
+    );
+  }
+
+  await t.step(`pause-scale: at most ${MAX_PAUSE_SCALE}, flag or variable`, () => {
+    assert.equal(
+      port([...POSITIONALS, `--pause-scale=${MAX_PAUSE_SCALE}`]).timings.pauseScale,
+      MAX_PAUSE_SCALE,
+    );
+    assertUsageError(
+      () => parsePortCommand([...POSITIONALS, `--pause-scale=${MAX_PAUSE_SCALE + 1}`], env()),
+      "--pause-scale",
+      `at most ${MAX_PAUSE_SCALE}`,
+    );
+    // 4 s × 600,000 is over 2^31−1 ms: that pause would not wait at all.
+    assertUsageError(
+      () => parsePortCommand(POSITIONALS, env({ CAPTURE_PAUSE_SCALE: "600000" })),
+      "--pause-scale",
+      String(MAX_PAUSE_SCALE),
+    );
+  });
+
+  await t.step("limits are checked under --check too, before anything runs", () => {
+    assertUsageError(
+      () => parsePortCommand([...POSITIONALS, "--check", "--http-timeout=3000000"], env()),
+      "--http-timeout",
+    );
+  });
 
   // LIB BUG (reported): 0.0004 s passes the "greater than 0" check but rounds to 0 ms, i.e. a zero
   // timeout that aborts every request at once. Expected: rejected like 0 (or at least 1 ms).

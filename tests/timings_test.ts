@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import {
+  BROWSER_START_TIMEOUT_MS,
   DEFAULT_LIMITS_S,
+  MAX_LIMIT_MS,
+  MAX_PAUSE_SCALE,
+  MAX_TIMEOUT_S,
+  MAX_TIMER_MS,
   pause,
   sleep,
   SPEC_PAUSES_MS,
@@ -33,6 +38,41 @@ Deno.test("timings: constants", async (t) => {
       consentTimeoutMs: 3_000,
       pauseScale: 1,
     });
+  });
+});
+
+Deno.test("timings: maximums fit a JavaScript timer", async (t) => {
+  await t.step("the maximums, in the units of their options", () => {
+    assert.equal(MAX_TIMER_MS, 2_147_483_647);
+    assert.equal(MAX_TIMEOUT_S, 1_000_000);
+    assert.equal(MAX_PAUSE_SCALE, 250_000);
+  });
+
+  await t.step("headroom: a limit used twice over, or with a minute added, still fits a timer", () => {
+    assert.equal(MAX_TIMEOUT_S * 1000, MAX_LIMIT_MS);
+    // The largest uses today: an element wait's CDP call (wait + 10 s); a navigation's two phases.
+    assert.ok(2 * MAX_LIMIT_MS + 60_000 <= MAX_TIMER_MS);
+    assert.ok(Math.max(...Object.values(SPEC_PAUSES_MS)) * MAX_PAUSE_SCALE <= MAX_LIMIT_MS);
+  });
+
+  await t.step("why: the largest pause holds, while a timer past the maximum fires at once", async () => {
+    const stop = new AbortController();
+    let paused = false;
+    const longest = pause(scaled(MAX_PAUSE_SCALE), "afterFrameSource", stop.signal)
+      .then(() => paused = true, () => {});
+    let overflowed = false;
+    // Deno warns "TimeoutOverflowWarning" and sets the delay to 1 ms.
+    const overflow = sleep(MAX_TIMER_MS + 1).then(() => overflowed = true);
+    // 200 ms: ample for a 1 ms timer on a busy host, and nothing for an 11-day pause.
+    await sleep(200);
+    assert.equal(overflowed, true);
+    assert.equal(paused, false);
+    stop.abort();
+    await Promise.all([longest, overflow]);
+  });
+
+  await t.step("the browser start has its own fixed deadline, not an option's", () => {
+    assert.equal(BROWSER_START_TIMEOUT_MS, 60_000);
   });
 });
 
