@@ -33,6 +33,16 @@ export interface CommonConfig {
   browserUrl?: string;
   /** Time limits in milliseconds (the --*-timeout options, given in seconds) and the --pause-scale factor. */
   timings: Timings;
+  /**
+   * From --allow-url (repeatable) or CAPTURE_ALLOW_URL (one expression a line): when not empty, a browser
+   * request must match one of them. Empty when not given.
+   */
+  allowUrls: readonly RegExp[];
+  /**
+   * From --deny-url (repeatable) or CAPTURE_DENY_URL (one expression a line): a browser request matching
+   * one is refused, on top of the built-in deny of local files. Empty when not given.
+   */
+  denyUrls: readonly RegExp[];
   /** Tagged (accessible) PDFs; from --tagged-pdf or CAPTURE_TAGGED_PDF. */
   taggedPdf: boolean;
   /** `--check`: validate and list the PDF names; no browser, no network. */
@@ -77,6 +87,8 @@ const COMMON_OPTIONS = {
   "wait-timeout": { type: "string" },
   "tagged-pdf": { type: "boolean" },
   "browser-url": { type: "string" },
+  "allow-url": { type: "string", multiple: true },
+  "deny-url": { type: "string", multiple: true },
   check: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
@@ -131,7 +143,7 @@ function parseCommand<C>(
   return { action: "run", config: build(commonConfig(positionals, pick, values, env), pick, values) };
 }
 
-type Values = Record<string, string | boolean | undefined>;
+type Values = Record<string, string | string[] | boolean | undefined>;
 type Pick = (flag: string, variable: string) => string | undefined;
 
 function parse<O extends typeof COMMON_OPTIONS>(
@@ -198,6 +210,8 @@ function commonConfig(positionals: string[], pick: Pick, values: Values, env: En
         max: MAX_PAUSE_SCALE,
       }),
     },
+    allowUrls: urlPatterns("--allow-url", values["allow-url"], env("CAPTURE_ALLOW_URL")),
+    denyUrls: urlPatterns("--deny-url", values["deny-url"], env("CAPTURE_DENY_URL")),
     taggedPdf: values["tagged-pdf"] === true || flagFromEnv("CAPTURE_TAGGED_PDF", env("CAPTURE_TAGGED_PDF")),
     check: values.check === true,
   };
@@ -275,6 +289,36 @@ function seconds(name: string, value: string | undefined, fallback: number): num
   // what a timer holds with headroom: a longer delay would not wait, it would fire at once.
   const range = { min: 0.001, max: MAX_TIMEOUT_S };
   return Math.round((value === undefined ? fallback : number(name, value, range, " seconds")) * 1000);
+}
+
+/**
+ * The regular expressions of a repeatable URL option: the flags when given, else the variable's lines.
+ * A variable holds one expression a line because a URL never contains a raw line break, while any other
+ * separator (comma, space, "|") can be part of an expression. Surrounding white space is dropped (a
+ * stray "\r" from an env file, an indented line); blank lines are skipped.
+ */
+function urlPatterns(
+  name: string,
+  flags: string | string[] | boolean | undefined,
+  variable: string | undefined,
+): RegExp[] {
+  const sources = Array.isArray(flags)
+    ? flags.map((source) => source.trim())
+    : (variable ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  return sources.map((source) => {
+    if (source === "") {
+      throw new UsageError(`${name} must not be empty: an empty expression matches every URL`);
+    }
+    try {
+      return new RegExp(source);
+    } catch (error) {
+      // V8 says "Invalid regular expression: /SOURCE/: REASON"; the source is quoted once, below.
+      const reason = errorText(error).replace(/^Invalid regular expression: \/.*\/\w*: /s, "");
+      throw new UsageError(
+        `${name} is not a valid regular expression (${reason}): ${JSON.stringify(source)}`,
+      );
+    }
+  });
 }
 
 function flagFromEnv(name: string, value: string | undefined): boolean {

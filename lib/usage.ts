@@ -4,6 +4,7 @@
  * @module
  */
 import { DEFAULT_PORT_URL, type JobKind } from "./job_config.ts";
+import { MAX_PAUSE_SCALE, MAX_TIMEOUT_S } from "./timings.ts";
 
 const COMMANDS: Record<JobKind, string> = {
   shipment:
@@ -50,18 +51,28 @@ Options (flag, variable; a flag wins over its variable):${jobOptions}
   --chrome-path PATH         CHROME_PATH              browser executable (default: first Chrome/Chromium found)
   --browser-url WS_URL       CHROME_WS_ENDPOINT       attach to a running browser instead of starting one
   --pause-scale N            CAPTURE_PAUSE_SCALE      multiplies the spec's fixed pauses (default 1; 0 = none)
-  --http-timeout S           CAPTURE_HTTP_TIMEOUT     seconds for every HTTP request and page load (default 30)
-  --wait-timeout S           CAPTURE_WAIT_TIMEOUT     seconds for element waits (default 20)
+  --http-timeout S           CAPTURE_HTTP_TIMEOUT     seconds per HTTP request${
+    kind === "shipment" ? " and page load" : ""
+  } (default 30)
+  --wait-timeout S           CAPTURE_WAIT_TIMEOUT     seconds per element wait and ${
+    kind === "shipment" ? "frame" : "report"
+  } load (default 20)
+  --allow-url REGEX          CAPTURE_ALLOW_URL        browser requests must match one of these (repeatable)
+  --deny-url REGEX           CAPTURE_DENY_URL         browser requests matching one are refused (repeatable)
   --tagged-pdf               CAPTURE_TAGGED_PDF       tagged (accessible) PDFs; larger and slower (default off)
   --check                                             validate settings and CSV, list the PDF names; no browser
   --help                                              this help
   --version                                           the version
+Timeouts are at most ${MAX_TIMEOUT_S} seconds (11 days) and --pause-scale at most ${MAX_PAUSE_SCALE}, so every wait
+fits a timer.
+A variable of a repeatable option holds one regular expression a line. Local files other than
+${kind === "shipment" ? "" : "the row's report "}are always refused.
 
 Exit codes:
   0    the run finished (rows that failed are in the log${kind === "port" ? " and the results CSV" : ""})
   1    bad arguments or settings, input file missing, browser could not start${
     kind === "shipment" ? ", portal not reachable" : ", no container numbers found"
   }, unexpected error
-  130  stopped by the stop file, SIGINT or SIGTERM
+  130  stopped by the stop file, SIGINT, SIGTERM or SIGHUP
 `;
 }

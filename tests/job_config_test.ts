@@ -468,3 +468,64 @@ Deno.test("job_config: Job A's required settings", async (t) => {
     assert.equal("trackingPortalUrl" in config, false);
   });
 });
+
+Deno.test("job_config: --allow-url and --deny-url", async (t) => {
+  const options = [
+    { flag: "--allow-url", variable: "CAPTURE_ALLOW_URL", key: "allowUrls" },
+    { flag: "--deny-url", variable: "CAPTURE_DENY_URL", key: "denyUrls" },
+  ] as const;
+  const sources = (patterns: readonly RegExp[]) => patterns.map((pattern) => pattern.source);
+
+  await t.step("empty arrays when not given, for both jobs", () => {
+    for (const config of [port(POSITIONALS), shipment([...POSITIONALS, ...JOB_A_FLAGS])]) {
+      assert.deepEqual(config.allowUrls, []);
+      assert.deepEqual(config.denyUrls, []);
+    }
+  });
+
+  for (const { flag, variable, key } of options) {
+    await t.step(`${flag}: repeatable, in order, both flag forms, for both jobs`, () => {
+      const args = [...POSITIONALS, `${flag}=^https://a\\.example/`, flag, "\\.pdf$"];
+      assert.deepEqual(sources(port(args)[key]), ["^https:\\/\\/a\\.example\\/", "\\.pdf$"]);
+      assert.equal(shipment([...args, ...JOB_A_FLAGS])[key].length, 2);
+    });
+
+    await t.step(`${flag}: unanchored and case-sensitive, as written`, () => {
+      const [pattern] = port([...POSITIONALS, `${flag}=example\\.com`])[key];
+      assert.ok(pattern!.test("https://www.example.com/x"));
+      assert.equal(pattern!.test("https://EXAMPLE.COM/"), false);
+      assert.equal(pattern!.flags, "");
+    });
+
+    await t.step(`${variable}: one expression a line; blank lines and surrounding space dropped`, () => {
+      const config = port(POSITIONALS, { [variable]: "^http://10\\.\r\n\n  ^https?://\\[::1\\] \n" });
+      assert.deepEqual(sources(config[key]), ["^http:\\/\\/10\\.", "^https?:\\/\\/\\[::1\\]"]);
+    });
+
+    await t.step(`${flag}: the flags win over ${variable}, which is then ignored whole`, () => {
+      const config = port([...POSITIONALS, `${flag}=flag`], { [variable]: "env-one\nenv-two" });
+      assert.deepEqual(sources(config[key]), ["flag"]);
+    });
+
+    await t.step(`${flag}: a malformed expression is a one-line UsageError naming the option and it`, () => {
+      assertUsageError(
+        () => parsePortCommand([...POSITIONALS, `${flag}=^https://(a|b`], env()),
+        flag,
+        '"^https://(a|b"',
+        "Unterminated group",
+      );
+      assertUsageError(
+        () => parseShipmentCommand([...POSITIONALS, ...JOB_A_FLAGS], env({ [variable]: "ok\n[z-a]" })),
+        flag,
+        '"[z-a]"',
+      );
+      // Under --check too: nothing runs with a policy that does not parse.
+      assertUsageError(() => parsePortCommand([...POSITIONALS, "--check", `${flag}=*`], env()), flag, '"*"');
+    });
+
+    await t.step(`${flag}: an empty expression (it would match every URL) is a UsageError`, () => {
+      assertUsageError(() => parsePortCommand([...POSITIONALS, `${flag}=`], env()), flag, "empty");
+      assertUsageError(() => parsePortCommand([...POSITIONALS, flag, "  "], env()), flag, "empty");
+    });
+  }
+});

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { MAX_PAUSE_SCALE, MAX_TIMEOUT_S } from "../lib/timings.ts";
 import { helpText, usageLine } from "../lib/usage.ts";
 
 interface Option {
@@ -13,6 +14,8 @@ const COMMON: Option[] = [
   { flag: "--pause-scale", variable: "CAPTURE_PAUSE_SCALE", default: "default 1" },
   { flag: "--http-timeout", variable: "CAPTURE_HTTP_TIMEOUT", default: "default 30" },
   { flag: "--wait-timeout", variable: "CAPTURE_WAIT_TIMEOUT", default: "default 20" },
+  { flag: "--allow-url", variable: "CAPTURE_ALLOW_URL", default: "repeatable" },
+  { flag: "--deny-url", variable: "CAPTURE_DENY_URL", default: "repeatable" },
   { flag: "--tagged-pdf", variable: "CAPTURE_TAGGED_PDF", default: "default off" },
   { flag: "--check" },
   { flag: "--help" },
@@ -85,6 +88,20 @@ Deno.test("usage", async (t) => {
       assert.match(codes, /^ {2}130\s+.*stop/m);
     });
 
+    await t.step(`${kind}: every signal that stops a run, SIGHUP too`, () => {
+      assert.match(helpText(kind), /^ {2}130\s+stopped by the stop file, SIGINT, SIGTERM or SIGHUP$/m);
+    });
+
+    await t.step(`${kind}: the maximums of the timeouts and the pause scale`, () => {
+      const help = helpText(kind);
+      assert.ok(help.includes(`Timeouts are at most ${MAX_TIMEOUT_S} seconds`), help);
+      assert.ok(help.includes(`--pause-scale at most ${MAX_PAUSE_SCALE}`), help);
+    });
+
+    await t.step(`${kind}: how a variable carries several URL expressions`, () => {
+      assert.ok(helpText(kind).includes("one regular expression a line"));
+    });
+
     await t.step(`${kind}: the usage line is one line and names the command`, () => {
       const line = usageLine(kind);
       assert.doesNotMatch(line, /\n/);
@@ -93,6 +110,14 @@ Deno.test("usage", async (t) => {
       assert.equal(line.includes("--visible"), kind === "shipment");
     });
   }
+
+  await t.step("what each deadline bounds, as each job uses it", () => {
+    assert.match(lineOf(helpText("shipment"), "--http-timeout"), /per HTTP request and page load/);
+    assert.match(lineOf(helpText("shipment"), "--wait-timeout"), /per element wait and frame load/);
+    // Job B loads no page over HTTP in the browser: its report is a local file or handed over CDP.
+    assert.match(lineOf(helpText("port"), "--http-timeout"), /per HTTP request \(/);
+    assert.match(lineOf(helpText("port"), "--wait-timeout"), /per element wait and report load/);
+  });
 
   await t.step("the help ends with a newline and has no trailing spaces", () => {
     for (const kind of ["shipment", "port"] as const) {
