@@ -47,7 +47,12 @@ Deno.test("sandbox URLs have the promised shapes and localhost reaches the repor
   assert.match(sb.portUrl, /^http:\/\/127\.0\.0\.1:\d+\/pcs$/);
   assert.match(sb.apiBaseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
   assert.equal(sb.frameSelector, "#reportco-tracking-frame");
-  assert.deepEqual(sb.options, { consentBanner: false, consentButton: "allow-all", slowMs: 3000 });
+  assert.deepEqual(sb.options, {
+    consentBanner: false,
+    consentButton: "allow-all",
+    slowMs: 3000,
+    localFileUrl: "file:///etc/hostname",
+  });
   const [status, body] = await text(`${sb.reportingUrl}?ref=/home`);
   assert.equal(status, 200);
   assert.match(body, /Reporting home/);
