@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import {
   downloadFileName,
+  FOREIGN_STYLE_MARKER,
   HOSTILE_REPORT_MARKER,
   HOSTILE_VECTORS,
   REPLACED_PAGE_MARKER,
@@ -50,6 +51,7 @@ Deno.test("port portal: a hostile report is a full report that reaches for the c
     script: /<script src="file:\/\/\/srv\/secret-place\/secret\.js"><\/script>/,
     media: /<audio src="file:\/\/\/srv\/secret-place\/secret\.wav"[^]*<video src="file:/,
     worker: /new Worker\("file:\/\/\/srv\/secret-place\/secret-worker\.js"\)/,
+    foreignStylesheet: /<link rel="stylesheet" href="http:\/\/localhost:\d+\/__hostile\/style\.css">/,
     refreshToFile: /<meta http-equiv="refresh" content="0; url=file:\/\/\/srv\/secret-place\/secret\.txt">/,
     baseHref: new RegExp(`<base href="${dir}">[^]*<iframe src="secret\\.txt">`),
     locationToFile: /location\.href = "file:\/\/\/srv\/secret-place\/secret\.txt"/,
@@ -90,6 +92,9 @@ Deno.test("hostile targets: the replaced page on both portals, and an attachment
   const file = await fetch(`${new URL(sb.portUrl).origin}/__hostile/attachment?name=${name}`);
   assert.equal(file.headers.get("content-disposition"), `attachment; filename="${name}"`);
   assert.match(await file.text(), /never save/);
+  // The foreign stylesheet, reached under the other name of the same server.
+  const css = await fetch(`http://localhost:${new URL(sb.portUrl).port}/__hostile/style.css`);
+  assert.match(await css.text(), new RegExp(`body::before \\{ content: "${FOREIGN_STYLE_MARKER}"`));
 });
 
 Deno.test("tracking portal: an HX marker adds its markup to the shipment page, which keeps its frame", async () => {
