@@ -16,6 +16,7 @@ import { ChromiumProcess } from "../lib/chromium_process.ts";
 import { findChromium } from "../lib/chromium_path.ts";
 import { portPrintParams } from "../lib/print_options.ts";
 import { Tab } from "../lib/tab.ts";
+import { UrlPolicy } from "../lib/url_policy.ts";
 import { FloorCdp } from "./floor_cdp.ts";
 import { table } from "./markdown.ts";
 import { median } from "./stats.ts";
@@ -39,7 +40,7 @@ async function projectStyle(): Promise<Record<string, number>> {
   t.step("launch: run folder, sweep, spawn (setpriv), DevTools line");
   const connection = await CdpConnection.connect(endpoint, 20_000);
   t.step("connect (chrome-remote-interface)");
-  const tab = await Tab.open(connection, () => {});
+  const tab = await Tab.open(connection, { onDialog: () => {}, policy: new UrlPolicy() });
   t.step("tab: Target.createTarget + attach + Page/Inspector.enable + setAutoAttach");
   await tab.navigate(`file://${page}`, 20_000);
   t.step("first file:// load");

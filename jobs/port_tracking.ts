@@ -12,7 +12,7 @@ import { withBaseHref } from "../lib/base_href.ts";
 import { completePortJob } from "../lib/completion.ts";
 import { type PortRow, readPortRows } from "../lib/csv_rows.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers } from "../lib/job_browser.ts";
+import { jobBrowsers, withRefusalLog } from "../lib/job_browser.ts";
 import { parsePortCommand, type PortConfig } from "../lib/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
 import { jobServerClientFor, PORT_SERVICE } from "../lib/job_services.ts";
@@ -54,7 +54,7 @@ export const portTrackingJob: JobDefinition<PortConfig> = {
 export async function runPortTracking(config: PortConfig, { signal, log }: JobContext): Promise<number> {
   const logger = log.logger("port-tracking");
   logger.info(`Port container location job ${config.jobId}: ${config.inputFile} → ${config.outputDir}`);
-  await using browsers = jobBrowsers(config, { headless: true, logger });
+  await using browsers = jobBrowsers(config, { headless: true, logger, signal });
   try {
     await browsers.tab();
   } catch (error) {
@@ -83,35 +83,36 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
       invoice_no: row.invoiceNo,
       ...result,
     }),
-    async process(row, index) {
-      const page = await report.fetch(row.containerNumber, signal);
-      if (page.html.length < MIN_REPORT_LENGTH) {
-        throw new Error(
-          `the port portal answered only ${page.html.length} characters (at least ${MIN_REPORT_LENGTH} expected)`,
-        );
-      }
-      const html = withBaseHref(page.html, page.url);
-      const tempFile = join(tmpdir(), tempHtmlFileName(config.jobId, index, row.containerNumber));
-      await writeReportFile(tempFile, html);
-      try {
-        const tab = await browsers.tab();
-        const loaded = config.browserUrl === undefined
-          ? await tab.navigate(pathToFileURL(tempFile).href, config.timings.waitTimeoutMs)
-          // A remote browser cannot read this host's files: hand it the page itself.
-          : await tab.setContent(html, config.timings.waitTimeoutMs);
-        if (!loaded) logger.warn(`Row ${index}: the report did not finish loading; printing what arrived`);
-        // After `load` the body exists: only a page that never finished loading needs the wait.
-        if (!loaded && !await tab.waitForSelector("body", config.timings.waitTimeoutMs)) {
-          logger.warn(`Row ${index}: no body element within the wait timeout`);
+    process: (row, index) =>
+      withRefusalLog(browsers, logger, index, async () => {
+        const page = await report.fetch(row.containerNumber, signal);
+        if (page.html.length < MIN_REPORT_LENGTH) {
+          throw new Error(
+            `the port portal answered only ${page.html.length} characters (at least ${MIN_REPORT_LENGTH} expected)`,
+          );
         }
-        await pause(config.timings, "beforePrint", signal);
-        const fileName = pdfFileName(index, row.invoiceNo, row.containerNumber);
-        await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
-        return fileName;
-      } finally {
-        await removeReportFile(tempFile);
-      }
-    },
+        const html = withBaseHref(page.html, page.url);
+        const tempFile = join(tmpdir(), tempHtmlFileName(config.jobId, index, row.containerNumber));
+        await writeReportFile(tempFile, html);
+        try {
+          const tab = await browsers.tab();
+          const loaded = config.browserUrl === undefined
+            ? await tab.navigate(pathToFileURL(tempFile).href, config.timings.waitTimeoutMs)
+            // A remote browser cannot read this host's files: hand it the page itself.
+            : await tab.setContent(html, config.timings.waitTimeoutMs);
+          if (!loaded) logger.warn(`Row ${index}: the report did not finish loading; printing what arrived`);
+          // After `load` the body exists: only a page that never finished loading needs the wait.
+          if (!loaded && !await tab.waitForSelector("body", config.timings.waitTimeoutMs)) {
+            logger.warn(`Row ${index}: no body element within the wait timeout`);
+          }
+          await pause(config.timings, "beforePrint", signal);
+          const fileName = pdfFileName(index, row.invoiceNo, row.containerNumber);
+          await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
+          return fileName;
+        } finally {
+          await removeReportFile(tempFile);
+        }
+      }),
     onFailure: (error) => browsers.recover(error),
     afterRow: () => pause(config.timings, "betweenRows", signal),
   });

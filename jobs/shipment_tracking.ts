@@ -10,7 +10,7 @@ import { completeShipmentJob } from "../lib/completion.ts";
 import { readShipmentRows, type ShipmentRow } from "../lib/csv_rows.ts";
 import { detailUrl, resolveDetailId } from "../lib/detail_record.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers } from "../lib/job_browser.ts";
+import { jobBrowsers, withRefusalLog } from "../lib/job_browser.ts";
 import { pdfFileName, shipmentLogFileName, stopFileName } from "../lib/file_names.ts";
 import { parseShipmentCommand, type ShipmentConfig } from "../lib/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
@@ -59,7 +59,12 @@ export async function runShipmentTracking(
     const clicked = await acceptCookieConsent(tab, timings.consentTimeoutMs);
     logger.info(clicked ? `Cookie consent accepted (${clicked})` : "No cookie consent dialog");
   };
-  await using browsers = jobBrowsers(config, { headless: !config.visible, logger, prepare: openPortal });
+  await using browsers = jobBrowsers(config, {
+    headless: !config.visible,
+    logger,
+    signal,
+    prepare: openPortal,
+  });
   try {
     await browsers.tab();
   } catch (error) {
@@ -79,55 +84,56 @@ export async function runShipmentTracking(
     logger,
     describe: (row) => `FCR ${row.fcrNumber}, invoice ${row.invoiceNumber}`,
     record: (row, result) => ({ fcr_number: row.fcrNumber, invoice_number: row.invoiceNumber, ...result }),
-    async process(row, index) {
-      const tab = await browsers.tab();
-      const loaded = await tab.navigate(
-        `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
-        timings.httpTimeoutMs,
-      );
-      if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
-        throw new Error("the tracking page showed no body");
-      }
-      if (!await tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs)) {
-        throw new Error(FRAME_NOT_FOUND);
-      }
-      await pause(timings, "afterFrameAppears", signal);
-
-      const id = await resolveDetailId(config.reportingUrl, row.fcrNumber, {
-        timeoutMs: timings.httpTimeoutMs,
-        signal,
-        onProblem: (reason) => logger.warn(`Row ${index}: ${reason}`),
-      });
-      if (id === undefined) {
-        logger.warn(
-          `Row ${index}: no detail record id for FCR ${row.fcrNumber}; printing the page as it stands`,
+    process: (row, index) =>
+      withRefusalLog(browsers, logger, index, async () => {
+        const tab = await browsers.tab();
+        const loaded = await tab.navigate(
+          `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
+          timings.httpTimeoutMs,
         );
-        await pause(timings, "noDetailId", signal);
-      } else {
-        const url = detailUrl(config.reportingUrl, id, row.fcrNumber);
-        const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
-        // The spec's pause and the frame's load run together: the PDF shows the detail even without
-        // pauses, and the spec's timing is unchanged when the frame loads within the pause.
-        const [load] = await Promise.all([
-          tab.pointFrameAt(config.frameSelector, url, timings.waitTimeoutMs),
-          pause(timings, "afterFrameSource", signal),
-        ]);
-        if (load !== "loaded") warn(`the detail frame ${load} (${url})`);
-        warnUnlessFrameShows(tab, url, warn);
-      }
+        if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
+          throw new Error("the tracking page showed no body");
+        }
+        if (!await tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs)) {
+          throw new Error(FRAME_NOT_FOUND);
+        }
+        await pause(timings, "afterFrameAppears", signal);
 
-      const fileName = pdfFileName(index, row.invoiceNumber, row.fcrNumber);
-      await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
-      try {
-        await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
-        await pause(timings, "afterRootReturn", signal);
-      } catch (error) {
-        if (signal.aborted) throw error;
-        // The PDF is written: a portal that is slow to show its root page does not undo the row.
-        logger.warn(`Row ${index}: could not return to the portal's root page: ${errorText(error)}`);
-      }
-      return fileName;
-    },
+        const id = await resolveDetailId(config.reportingUrl, row.fcrNumber, {
+          timeoutMs: timings.httpTimeoutMs,
+          signal,
+          onProblem: (reason) => logger.warn(`Row ${index}: ${reason}`),
+        });
+        if (id === undefined) {
+          logger.warn(
+            `Row ${index}: no detail record id for FCR ${row.fcrNumber}; printing the page as it stands`,
+          );
+          await pause(timings, "noDetailId", signal);
+        } else {
+          const url = detailUrl(config.reportingUrl, id, row.fcrNumber);
+          const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
+          // The spec's pause and the frame's load run together: the PDF shows the detail even without
+          // pauses, and the spec's timing is unchanged when the frame loads within the pause.
+          const [load] = await Promise.all([
+            tab.pointFrameAt(config.frameSelector, url, timings.waitTimeoutMs),
+            pause(timings, "afterFrameSource", signal),
+          ]);
+          if (load !== "loaded") warn(`the detail frame ${load} (${url})`);
+          warnUnlessFrameShows(tab, url, warn);
+        }
+
+        const fileName = pdfFileName(index, row.invoiceNumber, row.fcrNumber);
+        await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
+        try {
+          await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
+          await pause(timings, "afterRootReturn", signal);
+        } catch (error) {
+          if (signal.aborted) throw error;
+          // The PDF is written: a portal that is slow to show its root page does not undo the row.
+          logger.warn(`Row ${index}: could not return to the portal's root page: ${errorText(error)}`);
+        }
+        return fileName;
+      }),
     onFailure: (error) => browsers.recover(error),
   });
   if (outcome.stopped) return EXIT_STOPPED;

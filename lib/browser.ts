@@ -4,9 +4,11 @@
  *
  * @module
  */
+import { lockDownBrowser } from "./browser_lockdown.ts";
 import { CdpConnection } from "./cdp_connection.ts";
 import { ChromiumProcess } from "./chromium_process.ts";
 import { Tab } from "./tab.ts";
+import { UrlPolicy } from "./url_policy.ts";
 
 /** How to get a browser. */
 export interface BrowserOptions {
@@ -20,6 +22,13 @@ export interface BrowserOptions {
   startTimeoutMs: number;
   /** Told about every JavaScript dialog the page opened and the job dismissed. */
   onDialog: (message: string) => void;
+  /** Which URLs the pages may request; by default every URL but local files. */
+  policy?: UrlPolicy;
+  /**
+   * The run's stop request: it gives up a start in progress and fails every browser call and wait at once,
+   * so a stop never waits for the browser.
+   */
+  stop?: AbortSignal;
 }
 
 /** Grace period for Chromium to exit after `Browser.close` before it is killed. */
@@ -50,6 +59,7 @@ export class Browser implements AsyncDisposable {
         executable: options.executable(),
         headless: options.headless,
         startTimeoutMs: options.startTimeoutMs,
+        ...(options.stop ? { stop: options.stop } : {}),
       })
       : undefined;
     try {
@@ -58,15 +68,23 @@ export class Browser implements AsyncDisposable {
         const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
         return `the browser process ${how}; its last output: ${process.stderrTail() || "none"}`;
       });
-      const connection = await CdpConnection.connect(endpoint, options.startTimeoutMs, exitReason);
+      const connection = await CdpConnection.connect(
+        endpoint,
+        options.startTimeoutMs,
+        exitReason,
+        options.stop,
+      );
       try {
+        const ownsBrowser = process !== undefined;
         // A browser this job started has nothing else in it: its first tab is the job's. Never take over a
         // tab of a browser the job only attached to.
-        return new Browser(
-          process,
-          connection,
-          await Tab.open(connection, options.onDialog, process !== undefined),
-        );
+        const tab = await Tab.open(connection, {
+          onDialog: options.onDialog,
+          policy: options.policy ?? new UrlPolicy(),
+          adoptFirstTab: ownsBrowser,
+        });
+        await lockDownBrowser(connection, tab, ownsBrowser);
+        return new Browser(process, connection, tab);
       } catch (error) {
         await connection.close();
         throw error;
@@ -97,6 +115,8 @@ export class Browser implements AsyncDisposable {
   }
 
   async #close(): Promise<void> {
+    // Closing goes on after a stop: that is when it matters most.
+    this.#connection.releaseStop();
     const usable = this.goneReason === undefined;
     let closing = false;
     if (this.#process === undefined) {

@@ -6,6 +6,7 @@
  */
 import { Browser, type BrowserOptions } from "./browser.ts";
 import { isBrowserFault } from "./errors.ts";
+import type { Refusals } from "./page_guard.ts";
 import type { Tab } from "./tab.ts";
 
 /** Options of a supervisor: the browser's, and what to do with every fresh browser's tab. */
@@ -50,6 +51,11 @@ export class BrowserSupervisor implements AsyncDisposable {
       this.#browser = browser;
     }
     return this.#browser.tab;
+  }
+
+  /** What the current browser's tab refused since the last call (nothing when there is no browser). */
+  takeRefusals(): Refusals {
+    return this.#browser?.tab.takeRefusals() ?? { count: 0 };
   }
 
   /** Closes the current browser; the next {@linkcode tab} call starts a fresh one. */

@@ -5,7 +5,7 @@
  * @module
  */
 import CDP from "chrome-remote-interface";
-import { withDeadline } from "./deadline.ts";
+import { untilAborted, withDeadline } from "./deadline.ts";
 import { BrowserGoneError, BrowserLaunchError, errorText } from "./errors.ts";
 
 /** How long closing the connection waits for the other end to confirm. */
@@ -45,9 +45,17 @@ export class CdpConnection {
    */
   readonly #inFlight = new Set<(error: Error) => void>();
   #goneReason: string | undefined;
+  /** The run's stop request: it fails every call and wait at once, until {@linkcode releaseStop}. */
+  #stop: AbortSignal | undefined;
 
-  private constructor(client: CriClient, exitReason: Promise<string> | undefined) {
+  private constructor(
+    client: CriClient,
+    exitReason: Promise<string> | undefined,
+    stop: AbortSignal | undefined,
+  ) {
     this.#client = client;
+    this.#stop = stop;
+    stop?.addEventListener("abort", this.#stopped, { once: true });
     this.#gone.promise.catch(() => {});
     const closed = "the browser closed its DevTools connection (it crashed or was killed)";
     exitReason?.then((reason) => this.markGone(reason));
@@ -63,24 +71,48 @@ export class CdpConnection {
 
   /**
    * Connects to a browser's DevTools WebSocket address (`ws://127.0.0.1:PORT/devtools/browser/…`).
-   * `exitReason`, for a browser this job started, resolves with why its process ended.
+   * `exitReason`, for a browser this job started, resolves with why its process ended. `stop`, the run's
+   * stop request, ends the attempt at once and later fails every call and wait in flight.
+   *
+   * @throws {BrowserLaunchError} when the browser cannot be reached in time; the stop's reason on a stop.
    */
   static async connect(
     endpoint: string,
     timeoutMs: number,
     exitReason?: Promise<string>,
+    stop?: AbortSignal,
   ): Promise<CdpConnection> {
+    // local: use the bundled protocol description instead of fetching it from the browser.
+    const connecting = CDP({ target: endpoint, local: true }) as Promise<CriClient>;
+    let client: CriClient;
     try {
-      // local: use the bundled protocol description instead of fetching it from the browser.
-      const client = await withDeadline(
-        CDP({ target: endpoint, local: true }) as Promise<CriClient>,
+      client = await withDeadline(
+        untilAborted(connecting, stop),
         timeoutMs,
         `Connecting to DevTools at ${endpoint}`,
       );
-      return new CdpConnection(client, exitReason);
     } catch (error) {
+      // A connection that completes after the attempt was given up must not stay open.
+      connecting.then((late) => late.close(), () => {});
+      if (stop?.aborted) throw stop.reason;
       throw new BrowserLaunchError(`Cannot connect to the browser at ${endpoint}: ${errorText(error)}`);
     }
+    return new CdpConnection(client, exitReason, stop);
+  }
+
+  readonly #stopped = (): void => {
+    const reason = this.#stop?.reason;
+    for (const fail of this.#inFlight) fail(reason);
+    this.#inFlight.clear();
+  };
+
+  /**
+   * From now on a stop request no longer fails calls: closing the browser after a stop still talks to it.
+   * Calls that the stop already failed stay failed.
+   */
+  releaseStop(): void {
+    this.#stop?.removeEventListener("abort", this.#stopped);
+    this.#stop = undefined;
   }
 
   /** Why the connection is unusable, or undefined while it works. */
@@ -98,9 +130,13 @@ export class CdpConnection {
     this.#inFlight.clear();
   }
 
-  /** Settles like `promise`, or rejects with {@linkcode BrowserGoneError} as soon as the browser is gone. */
+  /**
+   * Settles like `promise`, or rejects with {@linkcode BrowserGoneError} as soon as the browser is gone, or
+   * with the stop's reason as soon as the run is asked to stop.
+   */
   untilGone<T>(promise: Promise<T>): Promise<T> {
     if (this.#goneReason !== undefined) return Promise.reject(new BrowserGoneError(this.#goneReason));
+    if (this.#stop?.aborted) return Promise.reject(this.#stop.reason);
     return new Promise<T>((resolve, reject) => {
       this.#inFlight.add(reject);
       promise.then(resolve, reject).finally(() => this.#inFlight.delete(reject));
@@ -111,7 +147,7 @@ export class CdpConnection {
    * Sends one command with a deadline. `label` names the call in a timeout message.
    *
    * @throws {CdpTimeoutError} past the deadline; {@linkcode BrowserGoneError} when the browser is gone;
-   * the protocol's own error otherwise.
+   * the stop's reason once the run is asked to stop; the protocol's own error otherwise.
    */
   send(
     method: string,
@@ -121,6 +157,7 @@ export class CdpConnection {
     label = method,
   ): Promise<CdpResult> {
     if (this.#goneReason !== undefined) return Promise.reject(new BrowserGoneError(this.#goneReason));
+    if (this.#stop?.aborted) return Promise.reject(this.#stop.reason);
     const sent = this.#client.send(method, params, sessionId).catch(async (error) => {
       if (!/WebSocket/.test(errorText(error))) throw error;
       // The socket closed under the call: give the browser's exit a moment to say why (killed, crashed).

@@ -6,7 +6,7 @@
  */
 import { chromiumFlags } from "./chromium_flags.ts";
 import { BrowserLaunchError } from "./errors.ts";
-import { withDeadline } from "./deadline.ts";
+import { untilAborted, withDeadline } from "./deadline.ts";
 import {
   createRunFolder,
   parentFolder,
@@ -21,6 +21,8 @@ export interface ChromiumLaunchOptions {
   headless: boolean;
   /** How long Chromium may take to print its DevTools address. */
   startTimeoutMs: number;
+  /** The run's stop request: a start in progress is given up at once and the browser killed. */
+  stop?: AbortSignal;
 }
 
 const DEVTOOLS_LINE = /^DevTools listening on (ws:\/\/\S+)/;
@@ -77,7 +79,8 @@ export class ChromiumProcess {
    * Starts Chromium in a fresh run folder, waits for its DevTools address, and sweeps the folders of
    * earlier runs that were killed before they could clean up.
    *
-   * @throws {BrowserLaunchError} when it cannot be started or does not answer in time.
+   * @throws {BrowserLaunchError} when it cannot be started or does not answer in time; the stop's reason
+   * when the run is asked to stop meanwhile.
    */
   static async launch(options: ChromiumLaunchOptions): Promise<ChromiumProcess> {
     const folder = await createRunFolder();
@@ -106,7 +109,7 @@ export class ChromiumProcess {
     const browser = new ChromiumProcess(child, folder, options.executable);
     try {
       await withDeadline(
-        browser.endpoint,
+        untilAborted(browser.endpoint, options.stop),
         options.startTimeoutMs,
         "Chromium start (waiting for its DevTools address)",
         (message) => new BrowserLaunchError(message + browser.#tailSuffix()),

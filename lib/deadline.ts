@@ -32,3 +32,17 @@ export function withDeadline<T>(
 export function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))} s`;
 }
+
+/**
+ * Settles like `promise`, or rejects with the signal's reason as soon as `signal` aborts (at once when it
+ * already has). Without a signal, `promise` itself.
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

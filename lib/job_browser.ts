@@ -9,21 +9,43 @@ import { findChromium } from "./chromium_path.ts";
 import type { CommonConfig } from "./job_config.ts";
 import type { Tab } from "./tab.ts";
 import { BROWSER_START_TIMEOUT_MS } from "./timings.ts";
+import { UrlPolicy } from "./url_policy.ts";
 
 /**
  * A supervisor for the run's browser: the configured executable (found lazily, so `--browser-url` needs
- * none) or the browser at `--browser-url`; dismissed dialogs are logged as warnings.
+ * none) or the browser at `--browser-url`, under the run's URL policy and stop signal; dismissed dialogs
+ * are logged as warnings.
  */
 export function jobBrowsers(
   config: CommonConfig,
-  options: { headless: boolean; logger: Logger; prepare?: (tab: Tab) => Promise<void> },
+  options: { headless: boolean; logger: Logger; signal: AbortSignal; prepare?: (tab: Tab) => Promise<void> },
 ): BrowserSupervisor {
   return new BrowserSupervisor({
     executable: () => findChromium(config.chromePath),
     headless: options.headless,
     startTimeoutMs: BROWSER_START_TIMEOUT_MS,
     onDialog: (message) => options.logger.warn(message),
+    policy: new UrlPolicy(config.allowUrls, config.denyUrls),
+    stop: options.signal,
     ...(options.prepare ? { prepare: options.prepare } : {}),
     ...(config.browserUrl === undefined ? {} : { browserUrl: config.browserUrl }),
   });
+}
+
+/**
+ * Runs one row's work, then logs once what the row's pages were refused (requests, attempts to leave the
+ * page, popups, downloads), if anything, with the first refused URL.
+ */
+export async function withRefusalLog<T>(
+  browsers: BrowserSupervisor,
+  logger: Logger,
+  index: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } finally {
+    const { count, first } = browsers.takeRefusals();
+    if (count > 0) logger.warn(`Row ${index}: refused ${count} request(s) of the page (first: ${first})`);
+  }
 }

@@ -7,6 +7,8 @@
  */
 import type { CdpConnection, CdpResult } from "./cdp_connection.ts";
 import { CdpTimeoutError, NavigationError, PageScriptError } from "./errors.ts";
+import { PageGuard, type Refusals } from "./page_guard.ts";
+import type { UrlPolicy } from "./url_policy.ts";
 
 /** Deadline of the small bookkeeping calls (enable a domain, close a stream). */
 const QUICK_CALL_MS = 10_000;
@@ -17,6 +19,11 @@ const FRAME_ADDRESS_ONCE_LOADED = `document.readyState === "complete" ? location
   new Promise((resolve) => addEventListener("load", () => resolve(location.href), { once: true }))`;
 /** What Chromium shows in a frame whose document could not be loaded (refused, framing denied, …). */
 const ERROR_PAGE_URL = "chrome-error://chromewebdata/";
+/**
+ * Out-of-process (OOPIF) frames become sessions of their own, attached held at their start
+ * (`waitForDebuggerOnStart`) until the tab has guarded and followed them.
+ */
+const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: true, flatten: true } as const;
 /** Chunk size for reading a printed PDF back; large PDFs never travel in one WebSocket message. */
 const PDF_CHUNK_BYTES = 1 << 20;
 
@@ -43,11 +50,23 @@ interface ChildFrame {
 /** How re-pointing a frame ended. */
 export type FrameLoad = "loaded" | "timed out" | "no frame";
 
+/** How a tab is opened. */
+export interface TabOptions {
+  /** Told about every dialog (alert, confirm, prompt, beforeunload) that was dismissed. */
+  onDialog: (message: string) => void;
+  /** Which URLs the tab's pages may request. */
+  policy: UrlPolicy;
+  /** Use the blank tab a browser this job started opened by itself, instead of a new one. */
+  adoptFirstTab?: boolean;
+}
+
 /** A page-level tab. Create it with {@linkcode Tab.open}. */
 export class Tab {
   readonly #connection: CdpConnection;
   readonly #sessionId: string;
   readonly #targetId: string;
+  /** Decides every request of the tab's documents; refuses what leaves the job's page. */
+  readonly #guard: PageGuard;
   /**
    * The page's child frames by frame id, in-process and out-of-process alike (an out-of-process frame's
    * target id is its frame id), kept current from events: no round trip is needed to know where a frame is.
@@ -62,41 +81,31 @@ export class Tab {
    */
   readonly #swaps = new Map<string, true | (() => void)>();
 
-  private constructor(connection: CdpConnection, targetId: string, sessionId: string) {
+  private constructor(connection: CdpConnection, targetId: string, sessionId: string, policy: UrlPolicy) {
     this.#connection = connection;
     this.#targetId = targetId;
     this.#sessionId = sessionId;
+    this.#guard = new PageGuard(connection, policy, targetId);
   }
 
-  /**
-   * Opens a new blank tab in the connected browser and attaches to it.
-   *
-   * @param onDialog told about every dialog (alert, confirm, prompt, beforeunload) that was dismissed.
-   */
-  static async open(
-    connection: CdpConnection,
-    onDialog: (message: string) => void,
-    adoptFirstTab = false,
-  ): Promise<Tab> {
-    const targetId = (adoptFirstTab ? await firstBlankTab(connection) : undefined) ??
+  /** Opens a new blank tab in the connected browser (or adopts the first one) and attaches to it. */
+  static async open(connection: CdpConnection, options: TabOptions): Promise<Tab> {
+    const targetId = (options.adoptFirstTab ? await firstBlankTab(connection) : undefined) ??
       (await connection.send("Target.createTarget", { url: "about:blank" }, QUICK_CALL_MS)).targetId;
     const { sessionId } = await connection.send(
       "Target.attachToTarget",
       { targetId, flatten: true },
       QUICK_CALL_MS,
     );
-    const tab = new Tab(connection, targetId, sessionId);
-    tab.#watch(onDialog);
+    const tab = new Tab(connection, targetId, sessionId, options.policy);
+    tab.#watch(options.onDialog);
     await Promise.all([
+      tab.#guard.enable(sessionId).enabled,
       tab.#send("Page.enable", {}, QUICK_CALL_MS),
       tab.#send("Inspector.enable", {}, QUICK_CALL_MS),
       // Out-of-process frames (another site in an iframe) become sessions of their own: attach to them,
       // held at their start until their events are switched on (see the attach handler).
-      tab.#send(
-        "Target.setAutoAttach",
-        { autoAttach: true, waitForDebuggerOnStart: true, flatten: true },
-        QUICK_CALL_MS,
-      ),
+      tab.#send("Target.setAutoAttach", AUTO_ATTACH, QUICK_CALL_MS),
     ]);
     return tab;
   }
@@ -116,17 +125,23 @@ export class Tab {
     );
     this.#watchFrames(this.#sessionId);
     connection.on("Page.frameNavigated", (params: CdpResult) => {
-      // A new document in the tab itself: its child frames are new too.
       if (params.frame.parentId !== undefined) return;
+      this.#guard.topFrameCommitted(params.frame);
+      // A new document in the tab itself: its child frames are new too.
       this.#childFrames.clear();
       this.#swaps.clear();
     }, this.#sessionId);
-    connection.on("Page.frameDetached", (params: CdpResult) => {
-      // "swap": the frame moved to a process of its own and lives on in its own session.
-      if (params.reason === "swap") this.#swapReported(params.frameId);
-      else this.#childFrames.delete(params.frameId);
-    }, this.#sessionId);
-    connection.on("Target.attachedToTarget", (params: CdpResult) => {
+    this.#watchAttachments(this.#sessionId);
+  }
+
+  /**
+   * Follows the targets attached under one session (the tab's, or an out-of-process frame's, whose own
+   * out-of-process frames attach under it): each OOPIF frame is guarded and followed, other targets
+   * (workers, whose requests the page's session pauses) are only let run. Returns how to stop.
+   */
+  #watchAttachments(parentSessionId: string): () => void {
+    const connection = this.#connection;
+    return connection.on("Target.attachedToTarget", (params: CdpResult) => {
       const sessionId: string = params.sessionId;
       // Only a target held at its start is released: sent to one that was not held (measured: an error page
       // arriving committed, on a loaded host), the release can stay unanswered for good.
@@ -142,35 +157,44 @@ export class Tab {
       const frameId: string = params.targetInfo.targetId;
       const swapped = this.#swapOf(frameId);
       this.#recordCommit(frameId, { url: params.targetInfo.url }, held);
-      const stopWatching = this.#watchFrames(sessionId);
+      const stops = [this.#watchFrames(sessionId), this.#watchAttachments(sessionId)];
       const off = connection.on("Target.detachedFromTarget", (detached: CdpResult) => {
         if (detached.sessionId !== sessionId) return;
-        stopWatching();
+        stops.forEach((stop) => stop());
         off();
-      }, this.#sessionId);
+      }, parentSessionId);
       if (held) {
-        // Once its events are on, every later change is reported. Both go out at once: a frame held for
-        // the debugger may not answer the enable before it runs, and the session handles its commands in
-        // order.
-        Promise.all([connection.send("Page.enable", {}, QUICK_CALL_MS, sessionId), release()]).catch(
-          () => {},
-        );
+        // The frame's own requests (its subresources; its document was decided in its parent's session) are
+        // paused from its first one, its own OOPIF frames are attached held, and once its events are on every
+        // later change is reported. All go out at once and the session handles them in order, so the
+        // release comes last: a frame held for the debugger may not answer the others before it runs.
+        const guarded = this.#guard.enable(sessionId);
+        stops.push(guarded.off);
+        Promise.all([
+          guarded.enabled,
+          connection.send("Target.setAutoAttach", AUTO_ATTACH, QUICK_CALL_MS, sessionId),
+          connection.send("Page.enable", {}, QUICK_CALL_MS, sessionId),
+          release(),
+        ]).catch(() => {});
         return;
       }
       // One that was not held arrived with its document committed (often an error page): wait in it for its
       // load and read where it is. Not before the page has reported the frame's move: a command sent to the
       // new session earlier is, on a loaded host, sometimes dropped and never answered (measured: 8 of 40
-      // frames; none of 80 when sent after the move).
+      // frames; none of 80 when sent after the move). Its later requests are guarded from then on.
       const requested: string = params.targetInfo.url;
       swapped
-        .then(() =>
-          connection.send(
+        .then(() => {
+          const guarded = this.#guard.enable(sessionId);
+          stops.push(guarded.off);
+          guarded.enabled.catch(() => {});
+          return connection.send(
             "Runtime.evaluate",
             { expression: FRAME_ADDRESS_ONCE_LOADED, awaitPromise: true, returnByValue: true },
             QUICK_CALL_MS,
             sessionId,
-          )
-        )
+          );
+        })
         .then(
           ({ result }: CdpResult) => {
             const href = String(result?.value ?? requested);
@@ -181,7 +205,7 @@ export class Tab {
           },
           () => this.#settle(frameId),
         );
-    }, this.#sessionId);
+    }, parentSessionId);
   }
 
   /** The page reported child frame `frameId` swapped out to a process of its own. */
@@ -243,6 +267,11 @@ export class Tab {
       connection.on("Page.frameNavigated", ({ frame }: CdpResult) => {
         if (frame.parentId !== undefined) this.#recordCommit(frame.id, frame, true);
       }, sessionId),
+      connection.on("Page.frameDetached", (params: CdpResult) => {
+        // "swap": the frame moved to a process of its own and lives on in its own session.
+        if (params.reason === "swap") this.#swapReported(params.frameId);
+        else this.#childFrames.delete(params.frameId);
+      }, sessionId),
       connection.on("Page.frameStoppedLoading", ({ frameId }: CdpResult) => {
         const known = this.#childFrames.get(frameId);
         if (known === undefined) return;
@@ -259,20 +288,25 @@ export class Tab {
   }
 
   /**
-   * Loads `url` in the tab and waits for its `load` event. Each phase (the server's answer, then the
-   * page's load) may take up to `timeoutMs`.
+   * Loads `url` in the tab and waits for its `load` event, the whole load (the server's answer and the
+   * page's loading) within `timeoutMs`. Only this navigation may replace the tab's document: the page's
+   * own attempts to leave are refused from its first request on.
    *
    * @returns true when `load` fired; false when the page answered but never finished loading (loading
    * was stopped; what arrived is shown).
-   * @throws {NavigationError} when the page cannot be loaded (refused, DNS, missing file) or the server
-   * never answered.
+   * @throws {NavigationError} when the page cannot be loaded (refused, DNS, missing file, refused by the
+   * URL policy) or the server never answered.
    */
   async navigate(url: string, timeoutMs: number): Promise<boolean> {
-    // Listen before navigating: a fast (file://) load can fire before Page.navigate returns.
-    const load = this.#connection.waitFor("Page.loadEventFired", timeoutMs * 2, this.#sessionId);
+    // Listen before navigating (a fast file:// load can fire before Page.navigate returns); this one
+    // deadline runs for the whole load.
+    const load = this.#connection.waitFor("Page.loadEventFired", timeoutMs, this.#sessionId);
     let result: CdpResult;
     try {
-      result = await this.#send("Page.navigate", { url }, timeoutMs, `Loading ${url}`);
+      result = await this.#guard.navigating(
+        url,
+        () => this.#send("Page.navigate", { url }, timeoutMs, `Loading ${url}`),
+      );
     } catch (error) {
       load.cancel();
       if (!(error instanceof CdpTimeoutError)) throw error;
@@ -353,6 +387,7 @@ export class Tab {
     const { frameTree } = await this.#send("Page.getFrameTree", {}, QUICK_CALL_MS);
     const load = this.#connection.waitFor("Page.loadEventFired", timeoutMs, this.#sessionId);
     await this.#send("Page.setDocumentContent", { frameId: frameTree.frame.id, html }, timeoutMs);
+    this.#guard.contentSet(frameTree.frame);
     try {
       await load.promise;
       return true;
@@ -365,6 +400,8 @@ export class Tab {
   /**
    * Prints the page to PDF and hands the bytes to `write` chunk by chunk, as Chromium streams them.
    *
+   * @throws {NavigationError} when the page replaced the document the job loaded by one that needed no
+   * request (`about:blank`, a `javascript:` URL), which could not be refused.
    * @param params `Page.printToPDF` parameters (paper, margins, background, tagging).
    */
   async printToPdf(
@@ -372,6 +409,7 @@ export class Tab {
     timeoutMs: number,
     write: (chunk: Uint8Array) => Promise<void>,
   ): Promise<void> {
+    this.#guard.assertShowsJobPage();
     const { stream } = await this.#send(
       "Page.printToPDF",
       { ...params, transferMode: "ReturnAsStream" },
@@ -390,6 +428,24 @@ export class Tab {
     } finally {
       await this.#send("IO.close", { handle: stream }, QUICK_CALL_MS).catch(() => {});
     }
+  }
+
+  /**
+   * What the tab refused since the last call (requests, the page's attempts to leave, popups, downloads),
+   * and starts counting anew: the job logs it once per row.
+   */
+  takeRefusals(): Refusals {
+    return this.#guard.take();
+  }
+
+  /** Counts a refusal decided outside the tab's requests (a popup it opened, a download it started). */
+  refused(url: string): void {
+    this.#guard.refused(url);
+  }
+
+  /** The tab's target id (also its top frame's id). */
+  get targetId(): string {
+    return this.#targetId;
   }
 
   /**

@@ -1,0 +1,53 @@
+/**
+ * What a hostile page could do outside its own tab, refused browser-wide: open windows, download files,
+ * get permissions. The tab's own requests are the page guard's (`lib/page_guard.ts`).
+ *
+ * @module
+ */
+import type { CdpConnection, CdpResult } from "./cdp_connection.ts";
+import type { Tab } from "./tab.ts";
+
+/** Deadline of the lockdown calls at start. */
+const LOCKDOWN_CALL_MS = 10_000;
+
+/**
+ * Locks the browser down for the job's tab, before it loads anything:
+ * - windows the tab's pages open (`window.open`, `target=_blank`) are closed as soon as they appear, so
+ *   they are never printed and cost nothing; in a browser the job started, every page but the tab is one;
+ * - downloads are refused, so a page writes nothing anywhere;
+ * - every permission is denied without a prompt (there is nobody to answer one, not even with `--visible`).
+ *
+ * Each refusal is counted on the tab, for the row's log line.
+ *
+ * @param ownsBrowser true for a browser the job started (nothing else runs in it); false when attached.
+ */
+export async function lockDownBrowser(
+  connection: CdpConnection,
+  tab: Tab,
+  ownsBrowser: boolean,
+): Promise<void> {
+  connection.on("Target.targetCreated", ({ targetInfo }: CdpResult) => {
+    if (targetInfo.type !== "page" || targetInfo.targetId === tab.targetId) return;
+    if (!ownsBrowser && targetInfo.openerId !== tab.targetId) return;
+    tab.refused(targetInfo.url || "a new window");
+    connection.send("Target.closeTarget", { targetId: targetInfo.targetId }, LOCKDOWN_CALL_MS).catch(
+      () => {},
+    );
+  });
+  connection.on("Browser.downloadWillBegin", ({ url }: CdpResult) => tab.refused(url));
+  await Promise.all([
+    // Pages only: frames and workers would add an event per navigation for nothing.
+    connection.send(
+      "Target.setDiscoverTargets",
+      { discover: true, filter: [{ type: "page" }] },
+      LOCKDOWN_CALL_MS,
+    ),
+    connection.send(
+      "Browser.setDownloadBehavior",
+      { behavior: "deny", eventsEnabled: true },
+      LOCKDOWN_CALL_MS,
+    ),
+    // Granting an empty list denies every other permission, for every origin.
+    connection.send("Browser.grantPermissions", { permissions: [] }, LOCKDOWN_CALL_MS),
+  ]);
+}
