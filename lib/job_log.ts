@@ -6,6 +6,7 @@
  */
 import { configure, getLogger, type Logger, type LogRecord, reset } from "@logtape/logtape";
 import { localTimestamp } from "./local_timestamp.ts";
+import { stderrStatusLine, writeAll } from "./status_line.ts";
 
 /** Root category of every capture-jobs logger. */
 export const LOG_CATEGORY = "capture-jobs";
@@ -30,7 +31,8 @@ export function formatLogLine(record: LogRecord): string {
 }
 
 /**
- * Starts the job log. `write` receives every formatted line (standard output by default).
+ * Starts the job log. `write` receives every formatted line (by default standard output, stepping around
+ * the progress line on a terminal so the two never share a line).
  */
 export async function startJobLog(write: (line: string) => void = writeStdout): Promise<JobLog> {
   const lines: string[] = [];
@@ -55,9 +57,6 @@ export async function startJobLog(write: (line: string) => void = writeStdout): 
   };
 }
 
-const encoder = new TextEncoder();
-
 function writeStdout(line: string): void {
-  const bytes = encoder.encode(line);
-  for (let written = 0; written < bytes.length;) written += Deno.stdout.writeSync(bytes.subarray(written));
+  stderrStatusLine().around(() => writeAll(Deno.stdout, line));
 }

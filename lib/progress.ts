@@ -4,19 +4,22 @@
  *
  * @module
  */
+import { StatusLine, stderrStatusLine } from "./status_line.ts";
 
 /** Called after each row with the rows done, the total and the rows failed so far. */
 export type ProgressReporter = (done: number, total: number, failed: number) => void;
 
 /**
- * A reporter writing one refreshed status line to `write`, or undefined when `isTerminal` is false.
+ * A reporter keeping one refreshed status line (standard error's, which the job log steps around, by
+ * default), or undefined when `isTerminal` is false.
  */
 export function terminalProgress(
   isTerminal: boolean = Deno.stderr.isTerminal(),
-  write: (text: string) => void = (text) => Deno.stderr.writeSync(new TextEncoder().encode(text)),
+  statusLine?: StatusLine,
   now: () => number = () => performance.now(),
 ): ProgressReporter | undefined {
   if (!isTerminal) return undefined;
+  const status = statusLine ?? stderrStatusLine();
   const started = now();
   return (done, total, failed) => {
     const elapsed = (now() - started) / 1000;
@@ -24,8 +27,9 @@ export function terminalProgress(
     const line =
       `[${done}/${total}] ok ${done - failed}, failed ${failed}, ${formatDuration(elapsed)} elapsed` +
       (done < total ? `, ETA ${formatDuration(eta)}` : "");
-    // "\r" and erase-line keep one status line; the last one ends with a newline.
-    write(`\r\x1b[2K${line}${done === total ? "\n" : ""}`);
+    // The last one stays on the screen, above what the job writes after the rows.
+    if (done === total) status.end(line);
+    else status.show(line);
   };
 }
 
