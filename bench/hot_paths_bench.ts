@@ -1,7 +1,9 @@
 /**
- * Hot paths at 100,000 rows: input CSV parsing for both jobs, the results CSV and PDF names.
- * Inputs are generated once at module level so the benches time only the code under test.
+ * Hot paths at 100,000 rows: input CSV parsing for both jobs, the results CSV and PDF names; and Job B's
+ * per-row scan of the report page for its `<base>`. Inputs are generated once at module level so the
+ * benches time only the code under test.
  */
+import { withBaseHref } from "../lib/base_href.ts";
 import { parsePortCsv, parseShipmentCsv } from "../lib/csv_rows.ts";
 import { pdfFileName } from "../lib/file_names.ts";
 import { buildResultsCsv } from "../lib/results_csv.ts";
@@ -40,4 +42,20 @@ Deno.bench("buildResultsCsv, 100,000 results", () => {
 
 Deno.bench("pdfFileName, 100,000 calls", () => {
   for (let i = 1; i <= ROWS; i++) pdfFileName(i, `INV-${i}`, "MSCU1234567");
+});
+
+// A 20 KB report page shaped like the portal's: head with comment, style and script, a 150-row table.
+const reportPage =
+  `<!DOCTYPE html>\n<html lang="en"><!-- portal --><head><meta charset="utf-8"><title>Report</title>
+<link rel="stylesheet" href="/pcs/css/report.css"><style>td { padding: 4px }</style>
+<script>var cfg = { tag: "<head>" }; function f() { return 1 < 2; }</script></head><body><table>${
+    Array.from({ length: 150 }, (_, i) =>
+      `<tr><td class="c">MSCU${i}</td><td><a href="/pcs/x?id=${i}">Yard ${i}</a></td><td style="color:red">B</td></tr>\n`)
+      .join("")
+  }</table></body></html>`;
+
+Deno.bench("withBaseHref, one 20 KB report page (once per Job B row)", () => {
+  if (withBaseHref(reportPage, "https://cpatos.gov.bd/pcs/").length <= reportPage.length) {
+    throw new Error("no base");
+  }
 });
