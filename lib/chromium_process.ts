@@ -79,10 +79,12 @@ export class ChromiumProcess {
    * Starts Chromium in a fresh run folder, waits for its DevTools address, and sweeps the folders of
    * earlier runs that were killed before they could clean up.
    *
-   * @throws {BrowserLaunchError} when it cannot be started or does not answer in time; the stop's reason
+   * @throws {BrowserLaunchError} when it cannot be started, is not in the permission set's run list, or does
+   * not answer in time; the stop's reason
    * when the run is asked to stop meanwhile.
    */
   static async launch(options: ChromiumLaunchOptions): Promise<ChromiumProcess> {
+    assertMayRun(options.executable);
     const folder = await createRunFolder();
     await sweepStaleRunFolders(parentFolder(folder.path));
     const flags = chromiumFlags({
@@ -175,6 +177,20 @@ export class ChromiumProcess {
   #tailSuffix(): string {
     const tail = this.stderrTail();
     return tail ? `; its last output: ${tail}` : "";
+  }
+}
+
+/**
+ * Refuses an executable the permission set does not allow the job to run itself. The parent-death wrapper
+ * may run any program, so without this check it would carry any `--chrome-path` past the list.
+ *
+ * @throws {BrowserLaunchError}
+ */
+function assertMayRun(executable: string): void {
+  if (Deno.permissions.querySync({ name: "run", command: executable }).state !== "granted") {
+    throw new BrowserLaunchError(
+      `${executable} is not a browser this job may run: add it to permissions.job.run in deno.json (and compile again)`,
+    );
   }
 }
 

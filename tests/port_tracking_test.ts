@@ -204,6 +204,23 @@ Deno.test("Job B exit codes and the job-server rules", async (t) => {
     );
   });
 
+  await t.step(
+    "a --chrome-path outside the permission set's run list is refused, even through setpriv",
+    async () => {
+      // A script that would leave a mark if it ran: setpriv (in the list) could start it on the job's behalf.
+      const mark = `${dir.path}/ran`;
+      const fake = `${dir.path}/fake-chrome.sh`;
+      await Deno.writeTextFile(fake, `#!/bin/sh\ntouch ${mark}\n`);
+      await Deno.chmod(fake, 0o755);
+      const run = await runJobProcess("port", [good, dir.out, "J", `--chrome-path=${fake}`, ...FAST], {
+        env: dir.env,
+      });
+      assert.equal(run.code, 1);
+      assert.match(run.stdout, /is not a browser this job may run: add it to permissions\.job\.run/);
+      await assert.rejects(Deno.stat(mark), Deno.errors.NotFound);
+    },
+  );
+
   await t.step("no job-server client without api_base_url or user_id", async () => {
     const before = sandbox.requests.jobServer.length;
     const noUser = await runJobProcess("port", [
