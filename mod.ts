@@ -42,7 +42,9 @@ export {
 export * from "./lib/errors.ts";
 export { Browser, type BrowserOptions } from "./lib/browser.ts";
 export { BrowserSupervisor, type SupervisorOptions } from "./lib/browser_supervisor.ts";
-export { type FrameLoad, type PageFunction, Tab } from "./lib/tab.ts";
+export { type FrameLoad, type PageFunction, Tab, type TabOptions } from "./lib/tab.ts";
+export { type InterceptPattern, isLocalFile, UrlPolicy } from "./lib/url_policy.ts";
+export type { Refusals } from "./lib/page_guard.ts";
 export { type ChromiumFlagOptions, chromiumFlags } from "./lib/chromium_flags.ts";
 export { CHROMIUM_LOCATIONS, findChromium } from "./lib/chromium_path.ts";
 export { printPdfFile } from "./lib/pdf_output.ts";

@@ -8,7 +8,9 @@
 
 /** A `Fetch.enable` request pattern. */
 export interface InterceptPattern {
+  /** Wildcards `*` (any run) and `?` (one character) over the whole URL. */
   urlPattern: string;
+  /** Only requests of this kind (`Document`: frames and navigations). */
   resourceType?: string;
 }
 
