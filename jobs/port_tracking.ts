@@ -118,7 +118,7 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
   });
   if (outcome.stopped) return EXIT_STOPPED;
 
-  const server = jobServerClientFor(config, PORT_SERVICE, log.logger("job-server"));
+  const server = jobServerClientFor(config, PORT_SERVICE, log.logger("job-server"), signal);
   if (server !== undefined) {
     await completePortJob(server, {
       logText: log.text,

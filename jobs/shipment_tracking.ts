@@ -138,7 +138,7 @@ export async function runShipmentTracking(
   });
   if (outcome.stopped) return EXIT_STOPPED;
 
-  const server = jobServerClientFor(config, SHIPMENT_SERVICE, log.logger("job-server"));
+  const server = jobServerClientFor(config, SHIPMENT_SERVICE, log.logger("job-server"), signal);
   if (server !== undefined) {
     await completeShipmentJob(server, {
       logText: log.text,

@@ -31,6 +31,7 @@ export function jobServerClientFor(
   config: CommonConfig,
   service: JobService,
   logger: Logger,
+  signal: AbortSignal,
 ): JobServerClient | undefined {
   if (config.apiBaseUrl === undefined || config.userId === undefined) return undefined;
   return new JobServerClient({
@@ -44,5 +45,6 @@ export function jobServerClientFor(
     }),
     timeoutMs: config.timings.httpTimeoutMs,
     logger,
+    signal,
   });
 }
