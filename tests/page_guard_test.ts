@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
 import CDP from "chrome-remote-interface";
-import { Browser } from "../lib/browser.ts";
+import { Browser, type BrowserOptions } from "../lib/browser.ts";
 import { ChromiumProcess } from "../lib/chromium_process.ts";
 import { NavigationError } from "../lib/errors.ts";
 import { printPdfFile } from "../lib/pdf_output.ts";
@@ -17,6 +17,17 @@ import { htmlResponse, TestServer } from "./helpers/test_server.ts";
 const CHROMIUM = "/usr/lib/chromium/chromium";
 /** The report's own text, which every PDF must show. */
 const REPORT_TEXT = "Own report text 4711";
+
+/** A browser of the job's kind (its own Chromium unless `browserUrl` is given), with `options` on top. */
+function startBrowser(options: Partial<BrowserOptions> = {}): Promise<Browser> {
+  return Browser.start({
+    executable: () => CHROMIUM,
+    headless: true,
+    startTimeoutMs: 20_000,
+    onDialog: () => {},
+    ...options,
+  });
+}
 
 /** A folder with a secret file in it (outside every folder a job is told about) and a report page. */
 async function hostileFiles(dir: TestFolder, reportBody: (secretUrl: string, secretDir: string) => string) {
@@ -62,12 +73,7 @@ async function printedText(tab: Tab, dir: TestFolder, name: string): Promise<str
 
 Deno.test("a file:// report reaches no other local file: each vector is refused before it is read", async (t) => {
   await using dir = await TestFolder.create();
-  await using browser = await Browser.start({
-    executable: () => CHROMIUM,
-    headless: true,
-    startTimeoutMs: 20_000,
-    onDialog: () => {},
-  });
+  await using browser = await startBrowser();
   const vectors: Record<string, (secretUrl: string, secretDir: string) => string> = {
     "iframe": (url) => `<iframe src="${url}"></iframe>`,
     "object": (url) => `<object data="${url}" type="text/plain" width="400" height="100"></object>`,
@@ -99,12 +105,7 @@ Deno.test("the printed page is the page the job opened", async (t) => {
   await using dir = await TestFolder.create();
   await using server = TestServer.start();
   server.route("/elsewhere", () => htmlResponse("<h1>ELSEWHERE PAGE</h1>"));
-  await using browser = await Browser.start({
-    executable: () => CHROMIUM,
-    headless: true,
-    startTimeoutMs: 20_000,
-    onDialog: () => {},
-  });
+  await using browser = await startBrowser();
   const tab = browser.tab;
   const elsewhere = server.url("/elsewhere");
   const leaving: Record<string, string> = {
@@ -179,24 +180,14 @@ Deno.test("the URL policy refuses what the operator denied, and what the allow l
   server.route("/img.svg", () => new Response("<svg xmlns='http://www.w3.org/2000/svg'/>"));
 
   await t.step("--deny-url: the stylesheet is never requested", async () => {
-    await using browser = await Browser.start({
-      executable: () => CHROMIUM,
-      headless: true,
-      startTimeoutMs: 20_000,
-      onDialog: () => {},
-      policy: new UrlPolicy([], [/\.css$/]),
-    });
+    await using browser = await startBrowser({ policy: new UrlPolicy([], [/\.css$/]) });
     assert.equal(await browser.tab.navigate(server.url("/page"), 10_000), true);
     assert.equal(styled, 0);
     assert.deepEqual(browser.tab.takeRefusals(), { count: 1, first: server.url("/style.css") });
   });
 
   await t.step("--allow-url: only the named origin; the job's own navigation elsewhere fails", async () => {
-    await using browser = await Browser.start({
-      executable: () => CHROMIUM,
-      headless: true,
-      startTimeoutMs: 20_000,
-      onDialog: () => {},
+    await using browser = await startBrowser({
       policy: new UrlPolicy([new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/`)]),
     });
     assert.equal(await browser.tab.navigate(server.url("/page"), 10_000), true);
@@ -228,13 +219,7 @@ Deno.test("browser lockdown: windows the page opens are closed, downloads refuse
   });
   try {
     const endpoint = await chromium.endpoint;
-    await using browser = await Browser.start({
-      executable: () => CHROMIUM,
-      headless: true,
-      startTimeoutMs: 20_000,
-      onDialog: () => {},
-      browserUrl: endpoint,
-    });
+    await using browser = await startBrowser({ browserUrl: endpoint });
     const tab = browser.tab;
     await tab.navigate(server.url("/page"), 10_000);
     const client = await CDP({ target: endpoint, local: true });
