@@ -11,7 +11,7 @@
 
 /**
  * Returns `html` with `<base href="baseUrl">` inserted where the browser will take it as the head's first
- * element, unless the page has a `<base>` element of its own (which then wins). Opened from a temporary
+ * element, unless the page has a `<base href>` of its own (which then wins). Opened from a temporary
  * file, the page still finds its stylesheets and images on the portal instead of on the local disk.
  *
  * The tag goes right after the `<head>` start tag when that comes before any content; otherwise before
@@ -74,7 +74,8 @@ function basePosition(html: string): number | undefined {
       // A tag cut off by the end of the page is dropped; the tag goes before it.
       if (end === undefined) return position ?? prologueEnd;
       pos = end;
-      if (name === "base") return undefined;
+      // The browser takes its base URL from the first `<base>` with an `href`; `<base target=…>` alone sets none.
+      if (name === "base" && hasHref(html.slice(nameEnd, end))) return undefined;
       if (position === undefined) {
         if (name === "head") position = pos;
         else if (name === "html") prologueEnd = pos;
@@ -111,6 +112,11 @@ function basePosition(html: string): number | undefined {
     pos = end;
   }
   return position ?? prologueEnd;
+}
+
+/** True when a tag's attributes (the text after its name) include `href`; quoted values are not names. */
+function hasHref(attributes: string): boolean {
+  return /(?:^|[\s/])href(?=[\s/=>]|$)/i.test(attributes.replace(/"[^"]*"|'[^']*'/g, '""'));
 }
 
 function isAsciiLetter(code: number): boolean {

@@ -45,16 +45,25 @@ Deno.test("withBaseHref", async (t) => {
     assert.equal(withBaseHref("", BASE), TAG);
   });
 
-  await t.step("untouched when a <base> element exists, any case", () => {
+  await t.step("untouched when a <base href> exists, any case", () => {
     for (
       const html of [
         '<html><head><base href="https://other/"></head></html>',
-        "<html><HEAD><BASE target=_blank></HEAD></html>",
-        "<base>",
+        "<html><HEAD><BASE target=_blank HREF=/x/></HEAD></html>",
+        "<base href>",
       ]
     ) {
       assert.equal(withBaseHref(html, BASE), html);
     }
+  });
+
+  await t.step("a <base> without href sets no base URL: the tag is still added", () => {
+    assert.equal(
+      withBaseHref("<html><HEAD><BASE target=_blank></HEAD></html>", BASE),
+      `<html><HEAD>${TAG}<BASE target=_blank></HEAD></html>`,
+    );
+    assert.equal(withBaseHref('<base target="x href=y">', BASE), `${TAG}<base target="x href=y">`);
+    assert.equal(withBaseHref("<base/>", BASE), `${TAG}<base/>`);
   });
 
   await t.step("<basefont> is not a <base>", () => {
@@ -201,7 +210,7 @@ Deno.test("withBaseHref places the tag where the browser sees it", async (t) => 
         `<!-- x --><html><head><base href="https://other/">${css}`,
         `<html><head><script>"<head>"</script><base href=/own/></head>`,
         `<html><head></head><body><p><base href=/own/></p>`,
-        `<html><head><base/></head>`,
+        `<html><head><base/href=/own/></head>`,
       ]
     ) {
       assert.equal(withBaseHref(html, BASE), html);
