@@ -4,6 +4,8 @@ import assert from "node:assert/strict";
 import { detailIdFor, detailMarker } from "../fixtures/sandbox.ts";
 import { pdfText, ROOT, TestFolder } from "./helpers/job_process.ts";
 
+// No bound here: the demo's jobs run with their own limits (scripts/demo.ts: 5 s element wait, 1 s consent
+// waits), each row ends within them, and the test waits for the demo's exit.
 Deno.test("deno task demo: both jobs finish, Job A's PDFs show the detail page, uploads are listed", async () => {
   await using dir = await TestFolder.create();
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {

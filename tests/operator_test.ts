@@ -105,6 +105,7 @@ Deno.test("--browser-url attaches to a running browser, which Job B cannot give 
   const browser = await ChromiumProcess.launch({
     executable: findChromium(),
     headless: true,
+    // A hang guard: a start takes ≈ 0.5 s, 2–3 s on a loaded host.
     startTimeoutMs: 20_000,
   });
   try {

@@ -32,6 +32,8 @@ Deno.test("Job A waits the spec's pauses; the pause after re-pointing the frame 
     "rows.csv",
     "FCR Number,INVOICE_NO\nCPH1,I1\nCPH-NOLINK-2,I2\nCPH-DETAILSLOW-3,I3\n",
   );
+  // A 5 s frame-load limit: the 2.5 s detail page must load within it (no "timed out" warning, checked
+  // below) with 2.5 s of slack for a loaded host.
   const run = await runJobProcess("shipment", [
     input,
     dir.out,
@@ -67,6 +69,8 @@ Deno.test("Job A waits the spec's pauses; the pause after re-pointing the frame 
   // in the PDF; and both ran at once: one after the other would take 4.5 s.
   const repointed = reporting("/fcr", "CPH-DETAILSLOW-3");
   assertGap(repointed, root3, 2_500, "row 3, until the slow detail page loaded");
+  // Overlapping takes 2.5 s plus the print and the root page's load; in turn it takes 4.5 s plus the same, so
+  // 4 s fails the sequential job whatever the load and leaves 1.5 s for printing and going back.
   assert.ok(
     root3 - repointed < 4_000,
     `row 3 took ${(root3 - repointed).toFixed(0)} ms: pause and load in turn`,

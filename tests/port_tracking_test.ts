@@ -14,6 +14,8 @@ import {
 } from "./helpers/job_process.ts";
 
 const FAST = ["--pause-scale=0"];
+// Waits for a job's log line (20 s) are hang guards: a job reaches its first rows 2–4 s after it starts,
+// longer on a loaded host, never 20 s.
 
 function portArgs(sandbox: Sandbox, csv: string, out: string, jobId: string, ...rest: string[]): string[] {
   return [
@@ -117,6 +119,8 @@ Deno.test("Job B captures every row in order, uploads the results CSV and the lo
 });
 
 Deno.test("Job B records failing rows (HTTP 500, short body, timeout) and goes on", async () => {
+  // The slow row answers after 4 s, four times the 1 s HTTP limit, so it always times out; the other rows'
+  // local answers take a few ms, so a loaded host cannot push them past 1 s.
   await using sandbox = await startSandbox({ slowMs: 4_000 });
   await using dir = await TestFolder.create();
   const csv = await dir.csv(

@@ -44,6 +44,7 @@ Deno.test("print parameters are the spec's", async (t) => {
   });
 });
 
+/** Its 20 s start, like the 5 s loads and 20 s prints below, is a hang guard: each takes well under 1 s. */
 function startBrowser(): Promise<Browser> {
   return Browser.start({ executable: () => CHROMIUM, headless: true, startTimeoutMs: 20_000, onDialog() {} });
 }

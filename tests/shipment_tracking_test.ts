@@ -10,6 +10,10 @@ import { shipmentFlags } from "./helpers/site_flags.ts";
 
 const words = (text: string) => text.replace(/\s+/g, " ");
 
+// The jobs' limits come from shipmentFlags: a 3 s element and frame-load wait, which the late frame
+// (1.5 s after load) fits with 1.5 s of slack and a re-pointed frame (≤ 1.4 s measured on a loaded host) too;
+// a 0.2 s consent wait per selector, enough for a banner that is in the page's HTML from the start.
+
 Deno.test("Job A prints the detail page for every way the reporting site names the record", async () => {
   await using sandbox = await startSandbox();
   await using dir = await TestFolder.create();
