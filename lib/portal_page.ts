@@ -14,6 +14,12 @@ export const CONSENT_BUTTON_SELECTORS: readonly string[] = [
 ];
 
 /**
+ * Deadline of the click itself, once a button was found: a call that runs at once, so not the selector wait
+ * (a 0.3 s consent timeout on a loaded host made a found button look absent).
+ */
+const CLICK_DEADLINE_MS = 10_000;
+
+/**
  * Clicks the consent banner's "allow all" button when one appears, trying each selector for up to
  * `timeoutMs`. Returns the selector clicked, or undefined. Never throws: a banner must not fail a job.
  */
@@ -24,7 +30,7 @@ export async function acceptCookieConsent(tab: Tab, timeoutMs: number): Promise<
       await tab.evaluate(
         (s: string) => (document.querySelector(s) as HTMLElement | null)?.click(),
         [selector],
-        timeoutMs,
+        CLICK_DEADLINE_MS,
         "Clicking the consent button",
       );
       return selector;
