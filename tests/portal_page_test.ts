@@ -216,6 +216,23 @@ Deno.test("acceptCookieConsent against real Chromium", async (t) => {
     );
   });
 
+  await t.step(
+    "a click that takes longer than the selector wait still counts: the banner was clicked",
+    async () => {
+      // The page's click handler runs 2 T (a slow banner script, or a loaded host): the click is not the wait.
+      await open(
+        BUTTON.allowAll,
+        `document.getElementById("allow-all").addEventListener("click", () => {
+        const until = Date.now() + ${2 * T};
+        while (Date.now() < until);
+      });`,
+      );
+      const { clicked } = await accept();
+      assert.equal(clicked, ALLOW_ALL);
+      assert.deepEqual(await clicksOn(tab), ["allow-all"]);
+    },
+  );
+
   await t.step("a button whose click throws is passed over for the next selector that matches", async () => {
     await open(
       BUTTON.allowAll + BUTTON.mobile,
