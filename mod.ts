@@ -40,15 +40,15 @@ export {
   type ShipmentConfig,
 } from "./lib/job_config.ts";
 export * from "./lib/errors.ts";
-export { Browser, type BrowserOptions } from "./lib/browser.ts";
-export { BrowserSupervisor, type SupervisorOptions } from "./lib/browser_supervisor.ts";
-export { type FrameLoad, type PageFunction, Tab, type TabOptions } from "./lib/tab.ts";
-export { type InterceptPattern, isLocalFile, UrlPolicy } from "./lib/url_policy.ts";
-export type { Refusals } from "./lib/page_guard.ts";
-export { type ChromiumFlagOptions, chromiumFlags } from "./lib/chromium_flags.ts";
-export { CHROMIUM_LOCATIONS, findChromium } from "./lib/chromium_path.ts";
-export { printPdfFile } from "./lib/pdf_output.ts";
-export { portPrintParams, shipmentPrintParams } from "./lib/print_options.ts";
+export { Browser, type BrowserOptions } from "./lib/browser/browser.ts";
+export { BrowserSupervisor, type SupervisorOptions } from "./lib/browser/supervisor.ts";
+export { type FrameLoad, type PageFunction, Tab, type TabOptions } from "./lib/browser/tab.ts";
+export { type InterceptPattern, isLocalFile, UrlPolicy } from "./lib/browser/url_policy.ts";
+export type { Refusals } from "./lib/browser/page_guard.ts";
+export { type ChromiumFlagOptions, chromiumFlags } from "./lib/browser/chromium_flags.ts";
+export { CHROMIUM_LOCATIONS, findChromium } from "./lib/browser/chromium_path.ts";
+export { printPdfFile } from "./lib/browser/pdf_output.ts";
+export { portPrintParams, shipmentPrintParams } from "./lib/browser/print_options.ts";
 export {
   type CsvRows,
   parsePortCsv,
@@ -59,11 +59,11 @@ export {
   type ShipmentRow,
 } from "./lib/csv_rows.ts";
 export * from "./lib/file_names.ts";
-export { buildResultsCsv } from "./lib/results_csv.ts";
+export { buildResultsCsv } from "./lib/port/results_csv.ts";
 export type { PortResult, RowStatus, ShipmentResult } from "./lib/row_result.ts";
 export { localTimestamp } from "./lib/local_timestamp.ts";
-export { type CompletionReport, type JobData, jobDataFor, JobServerClient } from "./lib/job_server.ts";
-export { completePortJob, completeShipmentJob, type JobServer } from "./lib/completion.ts";
+export { type CompletionReport, type JobData, jobDataFor, JobServerClient } from "./lib/job_server/client.ts";
+export { completePortJob, completeShipmentJob, type JobServer } from "./lib/job_server/completion.ts";
 export {
   detailUrl,
   fetchDetailHtml,
@@ -71,10 +71,10 @@ export {
   type ReportingRequestOptions,
   resolveDetailId,
   searchUrl,
-} from "./lib/detail_record.ts";
-export { acceptCookieConsent, CONSENT_BUTTON_SELECTORS } from "./lib/portal_page.ts";
-export { type PortReport, PortReportClient } from "./lib/port_report.ts";
-export { withBaseHref } from "./lib/base_href.ts";
+} from "./lib/shipment/detail_record.ts";
+export { acceptCookieConsent, CONSENT_BUTTON_SELECTORS } from "./lib/shipment/consent.ts";
+export { type PortReport, PortReportClient } from "./lib/port/report_client.ts";
+export { withBaseHref } from "./lib/port/base_href.ts";
 export { type RowLoopOptions, type RowLoopResult, type RowOutcome, runRows } from "./lib/row_loop.ts";
 export { type JobLog, type JobLogger, startJobLog } from "./lib/job_log.ts";
 export { pause, type PauseName, SPEC_PAUSES_MS, SPEC_TIMINGS, type Timings } from "./lib/timings.ts";

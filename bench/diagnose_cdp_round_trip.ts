@@ -8,9 +8,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { CdpConnection } from "../lib/cdp_connection.ts";
-import { ChromiumProcess } from "../lib/chromium_process.ts";
-import { findChromium } from "../lib/chromium_path.ts";
+import { CdpConnection } from "../lib/browser/cdp_connection.ts";
+import { ChromiumProcess } from "../lib/browser/chromium_process.ts";
+import { findChromium } from "../lib/browser/chromium_path.ts";
 import { FloorCdp } from "./floor_cdp.ts";
 import { table } from "./markdown.ts";
 import { median } from "./stats.ts";

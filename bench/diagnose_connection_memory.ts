@@ -18,10 +18,10 @@
  */
 import { parseArgs } from "node:util";
 import CDP from "chrome-remote-interface";
-import { CdpConnection } from "../lib/cdp_connection.ts";
-import { ChromiumProcess } from "../lib/chromium_process.ts";
-import { findChromium } from "../lib/chromium_path.ts";
-import { withDeadline } from "../lib/deadline.ts";
+import { CdpConnection } from "../lib/browser/cdp_connection.ts";
+import { ChromiumProcess } from "../lib/browser/chromium_process.ts";
+import { findChromium } from "../lib/browser/chromium_path.ts";
+import { withDeadline } from "../lib/browser/deadline.ts";
 import { table } from "./markdown.ts";
 
 interface RawClient {

@@ -11,13 +11,13 @@
  */
 import { parseArgs } from "node:util";
 import { startSandbox } from "../fixtures/sandbox.ts";
-import { withBaseHref } from "../lib/base_href.ts";
-import { Browser } from "../lib/browser.ts";
-import { findChromium } from "../lib/chromium_path.ts";
+import { withBaseHref } from "../lib/port/base_href.ts";
+import { Browser } from "../lib/browser/browser.ts";
+import { findChromium } from "../lib/browser/chromium_path.ts";
 import { pdfFileName, tempHtmlFileName } from "../lib/file_names.ts";
-import { printPdfFile } from "../lib/pdf_output.ts";
-import { PortReportClient } from "../lib/port_report.ts";
-import { portPrintParams } from "../lib/print_options.ts";
+import { printPdfFile } from "../lib/browser/pdf_output.ts";
+import { PortReportClient } from "../lib/port/report_client.ts";
+import { portPrintParams } from "../lib/browser/print_options.ts";
 import { pause, PRINT_TIMEOUT_MS, SPEC_TIMINGS } from "../lib/timings.ts";
 import { benchRows } from "./inputs.ts";
 import { table } from "./markdown.ts";

@@ -1,6 +1,6 @@
 /**
  * Where the project's Job A row spends its time: the row of `jobs/shipment_tracking.ts` replayed step by
- * step with the project's own lib (Browser, Tab, portal_page, detail_record, printPdfFile, pause), each step
+ * step with the project's own lib (Browser, Tab, consent, detail_record, printPdfFile, pause), each step
  * timed, including the start (portal root, cookie consent). Not part of `deno task bench`:
  *
  *     deno run -A bench/diagnose_shipment_rows.ts [--rows 30] [--consent-timeout 0.05]
@@ -11,13 +11,13 @@
  */
 import { parseArgs } from "node:util";
 import { startSandbox } from "../fixtures/sandbox.ts";
-import { Browser } from "../lib/browser.ts";
-import { findChromium } from "../lib/chromium_path.ts";
-import { detailUrl, resolveDetailId } from "../lib/detail_record.ts";
+import { Browser } from "../lib/browser/browser.ts";
+import { findChromium } from "../lib/browser/chromium_path.ts";
+import { detailUrl, resolveDetailId } from "../lib/shipment/detail_record.ts";
 import { pdfFileName } from "../lib/file_names.ts";
-import { printPdfFile } from "../lib/pdf_output.ts";
-import { acceptCookieConsent } from "../lib/portal_page.ts";
-import { shipmentPrintParams } from "../lib/print_options.ts";
+import { printPdfFile } from "../lib/browser/pdf_output.ts";
+import { acceptCookieConsent } from "../lib/shipment/consent.ts";
+import { shipmentPrintParams } from "../lib/browser/print_options.ts";
 import { pause, PRINT_TIMEOUT_MS, SPEC_TIMINGS } from "../lib/timings.ts";
 import { benchRows } from "./inputs.ts";
 import { table } from "./markdown.ts";

@@ -10,13 +10,13 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { CdpConnection } from "../lib/cdp_connection.ts";
-import { chromiumFlags } from "../lib/chromium_flags.ts";
-import { ChromiumProcess } from "../lib/chromium_process.ts";
-import { findChromium } from "../lib/chromium_path.ts";
-import { portPrintParams } from "../lib/print_options.ts";
-import { Tab } from "../lib/tab.ts";
-import { UrlPolicy } from "../lib/url_policy.ts";
+import { CdpConnection } from "../lib/browser/cdp_connection.ts";
+import { chromiumFlags } from "../lib/browser/chromium_flags.ts";
+import { ChromiumProcess } from "../lib/browser/chromium_process.ts";
+import { findChromium } from "../lib/browser/chromium_path.ts";
+import { portPrintParams } from "../lib/browser/print_options.ts";
+import { Tab } from "../lib/browser/tab.ts";
+import { UrlPolicy } from "../lib/browser/url_policy.ts";
 import { FloorCdp } from "./floor_cdp.ts";
 import { table } from "./markdown.ts";
 import { median } from "./stats.ts";

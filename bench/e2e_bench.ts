@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { findChromium } from "../lib/chromium_path.ts";
+import { findChromium } from "../lib/browser/chromium_path.ts";
 import { type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
 import { type BenchOptions, HelpRequested, parseBenchOptions, USAGE } from "./bench_options.ts";
 import { runRounds } from "./comparison_rounds.ts";

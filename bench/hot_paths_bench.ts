@@ -3,10 +3,10 @@
  * per-row scan of the report page for its `<base>`. Inputs are generated once at module level so the
  * benches time only the code under test.
  */
-import { withBaseHref } from "../lib/base_href.ts";
+import { withBaseHref } from "../lib/port/base_href.ts";
 import { parsePortCsv, parseShipmentCsv } from "../lib/csv_rows.ts";
 import { pdfFileName } from "../lib/file_names.ts";
-import { buildResultsCsv } from "../lib/results_csv.ts";
+import { buildResultsCsv } from "../lib/port/results_csv.ts";
 import type { PortResult } from "../lib/row_result.ts";
 
 const ROWS = 100_000;

@@ -8,14 +8,14 @@
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
-import { withBaseHref } from "../lib/base_href.ts";
-import { completePortJob } from "../lib/completion.ts";
+import { withBaseHref } from "../lib/port/base_href.ts";
+import { completePortJob } from "../lib/job_server/completion.ts";
 import { type PortRow, readPortRows } from "../lib/csv_rows.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers, withRefusalLog } from "../lib/job_browser.ts";
+import { jobBrowsers, withRefusalLog } from "../lib/browser/from_config.ts";
 import { parsePortCommand, type PortConfig } from "../lib/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
-import { jobServerClientFor, PORT_SERVICE } from "../lib/job_services.ts";
+import { jobServerClientFor, PORT_SERVICE } from "../lib/job_server/services.ts";
 import {
   pdfFileName,
   portLogFileName,
@@ -23,11 +23,11 @@ import {
   stopFileName,
   tempHtmlFileName,
 } from "../lib/file_names.ts";
-import { printPdfFile } from "../lib/pdf_output.ts";
-import { PortReportClient } from "../lib/port_report.ts";
-import { portPrintParams } from "../lib/print_options.ts";
-import { removeReportFile, writeReportFile } from "../lib/report_file.ts";
-import { buildResultsCsv } from "../lib/results_csv.ts";
+import { printPdfFile } from "../lib/browser/pdf_output.ts";
+import { PortReportClient } from "../lib/port/report_client.ts";
+import { portPrintParams } from "../lib/browser/print_options.ts";
+import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
+import { buildResultsCsv } from "../lib/port/results_csv.ts";
 import type { PortResult } from "../lib/row_result.ts";
 import { runRows } from "../lib/row_loop.ts";
 import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";

@@ -6,21 +6,21 @@
  * @module
  */
 import { join } from "node:path";
-import { completeShipmentJob } from "../lib/completion.ts";
+import { completeShipmentJob } from "../lib/job_server/completion.ts";
 import { readShipmentRows, type ShipmentRow } from "../lib/csv_rows.ts";
-import { detailUrl, resolveDetailId } from "../lib/detail_record.ts";
+import { detailUrl, resolveDetailId } from "../lib/shipment/detail_record.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers, withRefusalLog } from "../lib/job_browser.ts";
+import { jobBrowsers, withRefusalLog } from "../lib/browser/from_config.ts";
 import { pdfFileName, shipmentLogFileName, stopFileName } from "../lib/file_names.ts";
 import { parseShipmentCommand, type ShipmentConfig } from "../lib/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
-import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_services.ts";
-import { printPdfFile } from "../lib/pdf_output.ts";
-import { acceptCookieConsent } from "../lib/portal_page.ts";
-import { shipmentPrintParams } from "../lib/print_options.ts";
+import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
+import { printPdfFile } from "../lib/browser/pdf_output.ts";
+import { acceptCookieConsent } from "../lib/shipment/consent.ts";
+import { shipmentPrintParams } from "../lib/browser/print_options.ts";
 import type { ShipmentResult } from "../lib/row_result.ts";
 import { runRows } from "../lib/row_loop.ts";
-import type { Tab } from "../lib/tab.ts";
+import type { Tab } from "../lib/browser/tab.ts";
 import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
 
 /** The spec's exact error text when the tracking frame never appears. */

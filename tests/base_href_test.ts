@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parse } from "npm:parse5@7.3.0";
-import { withBaseHref } from "../lib/base_href.ts";
+import { withBaseHref } from "../lib/port/base_href.ts";
 
 const BASE = "https://portal.example/pcs/";
 const TAG = '<base href="https://portal.example/pcs/">';

@@ -11,9 +11,9 @@
 // its slack is safe.
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
-import { Browser, type BrowserOptions } from "../lib/browser.ts";
-import { BrowserSupervisor } from "../lib/browser_supervisor.ts";
-import { findChromium } from "../lib/chromium_path.ts";
+import { Browser, type BrowserOptions } from "../lib/browser/browser.ts";
+import { BrowserSupervisor } from "../lib/browser/supervisor.ts";
+import { findChromium } from "../lib/browser/chromium_path.ts";
 import {
   BrowserGoneError,
   BrowserLaunchError,
@@ -21,9 +21,9 @@ import {
   NavigationError,
   PageScriptError,
 } from "../lib/errors.ts";
-import { printPdfFile } from "../lib/pdf_output.ts";
-import { portPrintParams, shipmentPrintParams } from "../lib/print_options.ts";
-import type { Tab } from "../lib/tab.ts";
+import { printPdfFile } from "../lib/browser/pdf_output.ts";
+import { portPrintParams, shipmentPrintParams } from "../lib/browser/print_options.ts";
+import type { Tab } from "../lib/browser/tab.ts";
 import { browserProcessesLeft, pdfText, ROOT, TestFolder, waitUntil } from "./helpers/job_process.ts";
 import { withBusyThreads } from "./helpers/busy_threads.ts";
 import { closedPort, htmlResponse, TestServer } from "./helpers/test_server.ts";
@@ -865,7 +865,7 @@ Deno.test("BrowserSupervisor replaces a killed browser; a renderer crash fails a
 
 /** A job-like Deno process: starts a browser, prints `{pid}` (or `{error, message}`), then holds or closes. */
 const HOLDER_SCRIPT = `
-import { Browser } from ${JSON.stringify(new URL("lib/browser.ts", pathToFileURL(ROOT)).href)};
+import { Browser } from ${JSON.stringify(new URL("lib/browser/browser.ts", pathToFileURL(ROOT)).href)};
 const [mode, executable] = Deno.args;
 try {
   const browser = await Browser.start({

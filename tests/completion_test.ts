@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
-import { completePortJob, completeShipmentJob, type JobServer } from "../lib/completion.ts";
-import { JobServerClient } from "../lib/job_server.ts";
+import { completePortJob, completeShipmentJob, type JobServer } from "../lib/job_server/completion.ts";
+import { JobServerClient } from "../lib/job_server/client.ts";
 
 // A real local job server: records each call (upload: file name, type, content; complete: JSON body)
 // and answers each upload by file name from `uploadAnswers` (default: success with a /srv path).

@@ -5,7 +5,7 @@ import {
   findDetailIdInHtml,
   resolveDetailId,
   searchUrl,
-} from "../lib/detail_record.ts";
+} from "../lib/shipment/detail_record.ts";
 
 const REPORTING = "https://report.example/rp/index.php";
 const TRICKY = `A B&C#D/E'F"G`;

@@ -24,7 +24,7 @@ import {
   STYLESHEET_MARKER,
   writeLocalSecretFiles,
 } from "../fixtures/sandbox.ts";
-import { findChromium } from "../lib/chromium_path.ts";
+import { findChromium } from "../lib/browser/chromium_path.ts";
 import {
   browserProcessesLeft,
   type JobRun,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
-import { formatCredits, type JobData, jobDataFor, JobServerClient } from "../lib/job_server.ts";
+import { formatCredits, type JobData, jobDataFor, JobServerClient } from "../lib/job_server/client.ts";
 
 // A real local job server that records every request; each step sets how it answers.
 

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { startSandbox } from "../fixtures/sandbox.ts";
-import { ChromiumProcess } from "../lib/chromium_process.ts";
-import { findChromium } from "../lib/chromium_path.ts";
+import { ChromiumProcess } from "../lib/browser/chromium_process.ts";
+import { findChromium } from "../lib/browser/chromium_path.ts";
 import { VERSION } from "../lib/job_runner.ts";
 import {
   browserProcessesLeft,

@@ -3,14 +3,14 @@
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
 import CDP from "chrome-remote-interface";
-import { Browser, type BrowserOptions } from "../lib/browser.ts";
-import { ChromiumProcess } from "../lib/chromium_process.ts";
+import { Browser, type BrowserOptions } from "../lib/browser/browser.ts";
+import { ChromiumProcess } from "../lib/browser/chromium_process.ts";
 import { NavigationError } from "../lib/errors.ts";
-import { printPdfFile } from "../lib/pdf_output.ts";
-import { portPrintParams } from "../lib/print_options.ts";
-import type { Refusals } from "../lib/page_guard.ts";
-import type { Tab } from "../lib/tab.ts";
-import { UrlPolicy } from "../lib/url_policy.ts";
+import { printPdfFile } from "../lib/browser/pdf_output.ts";
+import { portPrintParams } from "../lib/browser/print_options.ts";
+import type { Refusals } from "../lib/browser/page_guard.ts";
+import type { Tab } from "../lib/browser/tab.ts";
+import { UrlPolicy } from "../lib/browser/url_policy.ts";
 import { pdfText, TestFolder, waitUntil } from "./helpers/job_process.ts";
 import { htmlResponse, TestServer } from "./helpers/test_server.ts";
 

@@ -1,9 +1,9 @@
 // The two jobs' print options (spec "PDF file"): the parameter objects, and what real Chromium prints with
 // them, read back from the PDF: paper size with pdfinfo, background and margins from pdftoppm's pixels.
 import assert from "node:assert/strict";
-import { Browser } from "../lib/browser.ts";
-import { printPdfFile } from "../lib/pdf_output.ts";
-import { portPrintParams, shipmentPrintParams } from "../lib/print_options.ts";
+import { Browser } from "../lib/browser/browser.ts";
+import { printPdfFile } from "../lib/browser/pdf_output.ts";
+import { portPrintParams, shipmentPrintParams } from "../lib/browser/print_options.ts";
 import { TestFolder } from "./helpers/job_process.ts";
 import { TestServer } from "./helpers/test_server.ts";
 

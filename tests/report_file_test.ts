@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { removeReportFile, writeReportFile } from "../lib/report_file.ts";
+import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
 
 const REPORT = "<html><body>Container Location Report é請😀</body></html>";
 

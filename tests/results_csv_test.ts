@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parse } from "csv-parse/sync";
-import { buildResultsCsv } from "../lib/results_csv.ts";
+import { buildResultsCsv } from "../lib/port/results_csv.ts";
 import type { PortResult } from "../lib/row_result.ts";
 
 const HEADER = "container_number,invoice_no,status,error,timestamp";

@@ -151,7 +151,7 @@ Deno.test("port portal: stylesheet with visible marker and the logo at both path
 /**
  * The banner of each button shape, spelled out: a class only where the class selectors are meant, the wrapper
  * id everywhere but on "plain". That each is found by its intended selector in a real browser is checked in
- * portal_page_test.ts.
+ * consent_test.ts.
  */
 const BANNER_MARKUP: Record<ConsentButton, string> = {
   "allow-all": `<div id="coi-banner-wrapper" class="coi-consent-banner">We use cookies.

@@ -15,8 +15,8 @@
 import assert from "node:assert/strict";
 import { type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
 import { CONSENT_ROOT_PATH, phasesReached } from "../fixtures/sandbox/holding_pages.ts";
-import { findChromium } from "../lib/chromium_path.ts";
-import { ChromiumProcess } from "../lib/chromium_process.ts";
+import { findChromium } from "../lib/browser/chromium_path.ts";
+import { ChromiumProcess } from "../lib/browser/chromium_process.ts";
 import { browserProcessesLeft, ENTRY, runJobProcess, TestFolder, waitUntil } from "./helpers/job_process.ts";
 import { shipmentFlags } from "./helpers/site_flags.ts";
 

@@ -2,7 +2,7 @@
 // whose results are ~30 KB each through the job's real browser layer and prints, as JSON, how many bytes
 // of heap they left behind after a full GC. A connection that keeps its calls' results grows by ~30 KB per
 // call; one that lets them go keeps next to nothing.
-import { Browser } from "../../lib/browser.ts";
+import { Browser } from "../../lib/browser/browser.ts";
 
 const CALLS = Number(Deno.args[0] ?? "400");
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Tab } from "./tab.ts";
+import type { Tab } from "../browser/tab.ts";
 
 /** The "allow all" buttons of the consent banner, tried in this order (spec, Job A step 3). */
 export const CONSENT_BUTTON_SELECTORS: readonly string[] = [

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { partialFileName } from "./file_names.ts";
+import { partialFileName } from "../file_names.ts";
 import type { Tab } from "./tab.ts";
 
 /**

@@ -7,7 +7,7 @@
  * @module
  */
 import type { CdpConnection, CdpResult } from "./cdp_connection.ts";
-import { NavigationError } from "./errors.ts";
+import { NavigationError } from "../errors.ts";
 import { isLocalFile, type UrlPolicy } from "./url_policy.ts";
 
 /** Deadline of the answer to one paused request; Chromium holds the request until it comes. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CONTAINER_LOCATION_PATH, PortReportClient } from "../lib/port_report.ts";
+import { CONTAINER_LOCATION_PATH, PortReportClient } from "../lib/port/report_client.ts";
 
 /** A TCP server that reads the request and then slams the connection shut: a connection reset. */
 function resettingServer(): { url: string; close(): Promise<void> } {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { errorText } from "./errors.ts";
+import { errorText } from "../errors.ts";
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 

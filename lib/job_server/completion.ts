@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { JobServerClient } from "./job_server.ts";
+import type { JobServerClient } from "./client.ts";
 
 /** The part of {@linkcode JobServerClient} the sequences use; lets tests and callers pass a stand-in. */
 export type JobServer = Pick<JobServerClient, "uploadFile" | "complete" | "logger">;

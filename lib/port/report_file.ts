@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { errorText } from "./errors.ts";
+import { errorText } from "../errors.ts";
 
 const encoder = new TextEncoder();
 

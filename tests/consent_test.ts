@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { CONSENT_COOKIE } from "../fixtures/sandbox/tracking_portal.ts";
 import type { ConsentButton } from "../fixtures/sandbox/types.ts";
 import { startSandbox } from "../fixtures/sandbox.ts";
-import { Browser } from "../lib/browser.ts";
-import { acceptCookieConsent, CONSENT_BUTTON_SELECTORS } from "../lib/portal_page.ts";
-import type { Tab } from "../lib/tab.ts";
+import { Browser } from "../lib/browser/browser.ts";
+import { acceptCookieConsent, CONSENT_BUTTON_SELECTORS } from "../lib/shipment/consent.ts";
+import type { Tab } from "../lib/browser/tab.ts";
 import { waitUntil } from "./helpers/job_process.ts";
 import { TestServer } from "./helpers/test_server.ts";
 

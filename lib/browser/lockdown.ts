@@ -1,6 +1,6 @@
 /**
  * What a hostile page could do outside its own tab, refused browser-wide: open windows, download files,
- * get permissions. The tab's own requests are the page guard's (`lib/page_guard.ts`).
+ * get permissions. The tab's own requests are the page guard's (`lib/browser/page_guard.ts`).
  *
  * @module
  */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { CdpConnection, CdpResult } from "./cdp_connection.ts";
-import { CdpTimeoutError, NavigationError, PageScriptError } from "./errors.ts";
+import { CdpTimeoutError, NavigationError, PageScriptError } from "../errors.ts";
 import { PageGuard, type Refusals } from "./page_guard.ts";
 import type { UrlPolicy } from "./url_policy.ts";
 

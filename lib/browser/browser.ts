@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { lockDownBrowser } from "./browser_lockdown.ts";
+import { lockDownBrowser } from "./lockdown.ts";
 import { CdpConnection } from "./cdp_connection.ts";
 import { ChromiumProcess } from "./chromium_process.ts";
 import { Tab } from "./tab.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { chromiumFlags } from "./chromium_flags.ts";
-import { BrowserLaunchError } from "./errors.ts";
+import { BrowserLaunchError } from "../errors.ts";
 import { untilAborted, withDeadline } from "./deadline.ts";
 import {
   createRunFolder,

@@ -4,11 +4,11 @@
  * @module
  */
 import type { Logger } from "@logtape/logtape";
-import { BrowserSupervisor } from "./browser_supervisor.ts";
+import { BrowserSupervisor } from "./supervisor.ts";
 import { findChromium } from "./chromium_path.ts";
-import type { CommonConfig } from "./job_config.ts";
+import type { CommonConfig } from "../job_config.ts";
 import type { Tab } from "./tab.ts";
-import { BROWSER_START_TIMEOUT_MS } from "./timings.ts";
+import { BROWSER_START_TIMEOUT_MS } from "../timings.ts";
 import { UrlPolicy } from "./url_policy.ts";
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import { Browser, type BrowserOptions } from "./browser.ts";
-import { isBrowserFault } from "./errors.ts";
+import { isBrowserFault } from "../errors.ts";
 import type { Refusals } from "./page_guard.ts";
 import type { Tab } from "./tab.ts";
 

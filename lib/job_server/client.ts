@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { JobLogger } from "./job_log.ts";
+import type { JobLogger } from "../job_log.ts";
 
 /** Text fields sent with every upload (spec "Job data sent with each upload"). */
 export interface JobData {

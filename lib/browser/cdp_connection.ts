@@ -6,7 +6,7 @@
  */
 import CDP from "chrome-remote-interface";
 import { untilAborted, withDeadline } from "./deadline.ts";
-import { BrowserGoneError, BrowserLaunchError, errorText } from "./errors.ts";
+import { BrowserGoneError, BrowserLaunchError, errorText } from "../errors.ts";
 
 /** How long closing the connection waits for the other end to confirm. */
 const CLOSE_HANDSHAKE_MS = 1_000;

@@ -4,8 +4,8 @@
  * @module
  */
 import type { Logger } from "@logtape/logtape";
-import type { CommonConfig } from "./job_config.ts";
-import { jobDataFor, JobServerClient } from "./job_server.ts";
+import type { CommonConfig } from "../job_config.ts";
+import { jobDataFor, JobServerClient } from "./client.ts";
 
 /** A job type's fixed identity on the job server. */
 export interface JobService {

@@ -6,8 +6,8 @@
  */
 import makeFetchCookie from "fetch-cookie";
 import { CookieJar } from "tough-cookie";
-import { errorText } from "./errors.ts";
-import { formatSeconds } from "./deadline.ts";
+import { errorText } from "../errors.ts";
+import { formatSeconds } from "../browser/deadline.ts";
 
 /** A desktop browser's User-Agent: some portals answer scripts differently. */
 export const DESKTOP_USER_AGENT =
