@@ -41,7 +41,8 @@ export interface ShipmentResult {
  * ```ts
  * const failed: PortResult = {
  *   container_number: "MSCU1234567", invoice_no: "INV-1", status: "error",
- *   error: "Response too short (42 characters)", timestamp: "2024-01-05T09:03:07.045",
+ *   error: "the port portal answered only 42 characters (at least 100 expected)",
+ *   timestamp: "2024-01-05T09:03:07.045",
  * };
  * ```
  */

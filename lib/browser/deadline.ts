@@ -12,7 +12,11 @@ import { CdpTimeoutError } from "../errors.ts";
  *
  * @example
  * ```ts
- * await withDeadline(client.send("Page.printToPDF"), 30_000, "Page.printToPDF");
+ * const slow = new Promise<string>((resolve) => setTimeout(() => resolve("late"), 50));
+ * const result = await withDeadline(slow, 1_000, "Waiting for the answer"); // "late"
+ *
+ * // A promise that never settles: rejects with CdpTimeoutError("… timed out after 0.01 s").
+ * await withDeadline(new Promise(() => {}), 10, "Page.printToPDF").catch((error) => error);
  * ```
  */
 export function withDeadline<T>(
