@@ -14,10 +14,15 @@
  * const code = await runJob(portTrackingJob, ["rows.csv", "out", "job-1", "--pause-scale=0"]);
  * ```
  *
- * The building blocks the jobs are made of are exported too.
+ * Besides the jobs, the module exports what a caller builds its own runs from: the configuration parsers,
+ * the errors, the browser ({@linkcode Browser}, {@linkcode BrowserSupervisor}, {@linkcode Tab},
+ * {@linkcode UrlPolicy}), the CSV readers, the file names, the job-server client and the spec's per-job
+ * steps. Everything else in `lib/` is internal and may change without notice.
  *
  * @module
  */
+
+// The jobs and the shell that runs them.
 export { portTrackingJob, runPortTracking } from "./jobs/port_tracking.ts";
 export { runShipmentTracking, shipmentTrackingJob } from "./jobs/shipment_tracking.ts";
 export {
@@ -28,10 +33,12 @@ export {
   runJob,
   VERSION,
 } from "./lib/job_runner.ts";
+export type { JobLog, JobLogger } from "./lib/job_log.ts";
+
+// Configuration.
 export {
   type Command,
   type CommonConfig,
-  DEFAULT_PORT_URL,
   type EnvReader,
   type JobKind,
   parsePortCommand,
@@ -39,16 +46,30 @@ export {
   type PortConfig,
   type ShipmentConfig,
 } from "./lib/job_config.ts";
-export * from "./lib/errors.ts";
+export type { Timings } from "./lib/timings.ts";
+
+// Errors.
+export {
+  BrowserGoneError,
+  BrowserLaunchError,
+  CdpTimeoutError,
+  errorText,
+  NavigationError,
+  PageScriptError,
+  StopRequestedError,
+  UsageError,
+} from "./lib/errors.ts";
+
+// The browser.
 export { Browser, type BrowserOptions } from "./lib/browser/browser.ts";
 export { BrowserSupervisor, type SupervisorOptions } from "./lib/browser/supervisor.ts";
 export { type FrameLoad, type PageFunction, Tab, type TabOptions } from "./lib/browser/tab.ts";
-export { type InterceptPattern, isLocalFile, UrlPolicy } from "./lib/browser/url_policy.ts";
+export { type InterceptPattern, UrlPolicy } from "./lib/browser/url_policy.ts";
 export type { Refusals } from "./lib/browser/page_guard.ts";
-export { type ChromiumFlagOptions, chromiumFlags } from "./lib/browser/chromium_flags.ts";
-export { CHROMIUM_LOCATIONS, findChromium } from "./lib/browser/chromium_path.ts";
 export { printPdfFile } from "./lib/browser/pdf_output.ts";
 export { portPrintParams, shipmentPrintParams } from "./lib/browser/print_options.ts";
+
+// Input, output and results.
 export {
   type CsvRows,
   parsePortCsv,
@@ -58,23 +79,32 @@ export {
   readShipmentRows,
   type ShipmentRow,
 } from "./lib/csv_rows.ts";
-export * from "./lib/file_names.ts";
-export { buildResultsCsv } from "./lib/port/results_csv.ts";
-export type { PortResult, RowStatus, ShipmentResult } from "./lib/row_result.ts";
-export { localTimestamp } from "./lib/local_timestamp.ts";
-export { type CompletionReport, type JobData, jobDataFor, JobServerClient } from "./lib/job_server/client.ts";
-export { completePortJob, completeShipmentJob, type JobServer } from "./lib/job_server/completion.ts";
 export {
-  detailUrl,
+  pdfFileName,
+  portLogFileName,
+  resultsCsvFileName,
+  shipmentLogFileName,
+  stopFileName,
+} from "./lib/file_names.ts";
+export type { PortResult, RowStatus, ShipmentResult } from "./lib/row_result.ts";
+export { buildResultsCsv } from "./lib/port/results_csv.ts";
+
+// The job server.
+export {
+  type CompletionReport,
+  type JobData,
+  jobDataFor,
+  JobServerClient,
+  type JobServerClientOptions,
+} from "./lib/job_server/client.ts";
+export { completePortJob, completeShipmentJob, type JobServer } from "./lib/job_server/completion.ts";
+
+// The spec's steps of each job.
+export {
   fetchDetailHtml,
   findDetailIdInHtml,
   type ReportingRequestOptions,
   resolveDetailId,
-  searchUrl,
 } from "./lib/shipment/detail_record.ts";
-export { acceptCookieConsent, CONSENT_BUTTON_SELECTORS } from "./lib/shipment/consent.ts";
+export { acceptCookieConsent } from "./lib/shipment/consent.ts";
 export { type PortReport, PortReportClient } from "./lib/port/report_client.ts";
-export { withBaseHref } from "./lib/port/base_href.ts";
-export { type RowLoopOptions, type RowLoopResult, type RowOutcome, runRows } from "./lib/row_loop.ts";
-export { type JobLog, type JobLogger, startJobLog } from "./lib/job_log.ts";
-export { pause, type PauseName, SPEC_PAUSES_MS, SPEC_TIMINGS, type Timings } from "./lib/timings.ts";
