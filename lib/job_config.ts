@@ -1,17 +1,25 @@
 /**
- * The command line and environment of both jobs, turned into one validated configuration.
+ * The command line and environment of both jobs, turned into one validated configuration. The options
+ * come from the table in `options.ts`; the positional arguments are read here.
  * A flag wins over its variable; a variable wins over the default. Every problem is one clear line.
  *
  * @module
  */
-import { parse as parseSelector } from "css-what";
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { resolve } from "node:path";
-import { errorText, UsageError } from "./errors.ts";
-import { DEFAULT_LIMITS_S, MAX_PAUSE_SCALE, MAX_TIMEOUT_S, type Timings } from "./timings.ts";
+import { UsageError } from "./errors.ts";
+import {
+  DEFAULT_PORT_URL,
+  type JobKind,
+  type OptionName,
+  OPTIONS,
+  optionsOf,
+  type OptionSpec,
+} from "./options.ts";
+import { httpUrl, number } from "./option_parsers.ts";
+import type { Timings } from "./timings.ts";
 
-/** Which job the command line is for. */
-export type JobKind = "shipment" | "port";
+export { DEFAULT_PORT_URL, type JobKind };
 
 /** Settings both jobs share. */
 export interface CommonConfig {
@@ -77,100 +85,92 @@ export type Command<C> = { action: "help" } | { action: "version" } | { action: 
 /** Reads an environment variable; injected so tests need not touch the real environment. */
 export type EnvReader = (name: string) => string | undefined;
 
-/** The default `{port_url}`. */
-export const DEFAULT_PORT_URL = "https://cpatos.gov.bd/pcs";
-
-const COMMON_OPTIONS = {
-  "chrome-path": { type: "string" },
-  "pause-scale": { type: "string" },
-  "http-timeout": { type: "string" },
-  "wait-timeout": { type: "string" },
-  "tagged-pdf": { type: "boolean" },
-  "browser-url": { type: "string" },
-  "allow-url": { type: "string", multiple: true },
-  "deny-url": { type: "string", multiple: true },
-  check: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean" },
-} as const;
-
-const SHIPMENT_OPTIONS = {
-  ...COMMON_OPTIONS,
-  "tracking-portal-url": { type: "string" },
-  "reporting-url": { type: "string" },
-  "frame-selector": { type: "string" },
-  "consent-timeout": { type: "string" },
-  visible: { type: "boolean" },
-} as const;
-
-const PORT_OPTIONS = { ...COMMON_OPTIONS, "port-url": { type: "string" } } as const;
-
 /** Parses Job A's command line. @throws {UsageError} */
 export function parseShipmentCommand(args: string[], env: EnvReader): Command<ShipmentConfig> {
-  return parseCommand(args, env, SHIPMENT_OPTIONS, (common, pick, values) => ({
+  return parseCommand("shipment", args, env, (common, values) => ({
     kind: "shipment",
     ...common,
-    trackingPortalUrl: httpUrl(
-      "--tracking-portal-url",
-      required(pick, "tracking-portal-url", "TRACKING_PORTAL_URL"),
-    )
-      .replace(/\/+$/, ""),
-    reportingUrl: httpUrl("--reporting-url", required(pick, "reporting-url", "REPORTING_URL")),
-    frameSelector: cssSelector("--frame-selector", required(pick, "frame-selector", "FRAME_SELECTOR")),
-    visible: values.visible === true,
+    trackingPortalUrl: values.trackingPortalUrl,
+    reportingUrl: values.reportingUrl,
+    frameSelector: values.frameSelector,
+    visible: values.visible,
   }));
 }
 
 /** Parses Job B's command line. @throws {UsageError} */
 export function parsePortCommand(args: string[], env: EnvReader): Command<PortConfig> {
-  return parseCommand(args, env, PORT_OPTIONS, (common, pick) => ({
-    kind: "port",
-    ...common,
-    portUrl: httpUrl("--port-url", pick("port-url", "PORT_URL") ?? DEFAULT_PORT_URL).replace(/\/+$/, ""),
-  }));
+  return parseCommand(
+    "port",
+    args,
+    env,
+    (common, values) => ({ kind: "port", ...common, portUrl: values.portUrl }),
+  );
 }
+
+/** The value an option of the table gives: boolean, the parsed values of a repeatable one, or the parsed value. */
+type ValueOf<O> = O extends { kind: "boolean" } ? boolean
+  : O extends { kind: "repeatable"; parse(text: string, name: string): infer T } ? T[]
+  : O extends { parse(text: string, name: string): infer T }
+    ? O extends { default: string } | { required: true } ? T
+    : T | undefined
+  : never;
+/** Every option's value. An option of the other job has its default (a required one: undefined, unread). */
+type Values = { [K in OptionName]: ValueOf<(typeof OPTIONS)[K]> };
+type Flags = Record<string, string | string[] | boolean | undefined>;
 
 function parseCommand<C>(
+  kind: JobKind,
   args: string[],
   env: EnvReader,
-  options: typeof COMMON_OPTIONS,
-  build: (common: CommonConfig, pick: Pick, values: Values) => C,
+  build: (common: CommonConfig, values: Values) => C,
 ): Command<C> {
-  const { values, positionals } = parse(args, options);
-  if (values.help) return { action: "help" };
-  if (values.version) return { action: "version" };
-  const pick = picker(values, env);
-  return { action: "run", config: build(commonConfig(positionals, pick, values, env), pick, values) };
+  const { flags, positionals } = parseFlags(kind, args);
+  if (flags.help) return { action: "help" };
+  if (flags.version) return { action: "version" };
+  const common = positionalConfig(positionals);
+  const values = optionValues(kind, flags, env);
+  const config: CommonConfig = {
+    ...common,
+    timings: {
+      httpTimeoutMs: values.httpTimeout,
+      waitTimeoutMs: values.waitTimeout,
+      consentTimeoutMs: values.consentTimeout,
+      pauseScale: values.pauseScale,
+    },
+    allowUrls: values.allowUrl,
+    denyUrls: values.denyUrl,
+    taggedPdf: values.taggedPdf,
+    check: values.check,
+  };
+  if (values.chromePath !== undefined) config.chromePath = values.chromePath;
+  if (values.browserUrl !== undefined) config.browserUrl = values.browserUrl;
+  return { action: "run", config: build(config, values) };
 }
 
-type Values = Record<string, string | string[] | boolean | undefined>;
-type Pick = (flag: string, variable: string) => string | undefined;
-
-function parse<O extends typeof COMMON_OPTIONS>(
-  args: string[],
-  options: O,
-): { values: Values; positionals: string[] } {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true }) as {
-      values: Values;
-      positionals: string[];
+function parseFlags(kind: JobKind, args: string[]): { flags: Flags; positionals: string[] } {
+  const options: ParseArgsConfig["options"] = {};
+  for (const [, option] of optionsOf(kind)) {
+    options[option.flag.slice(2)] = {
+      type: option.kind === "boolean" ? "boolean" : "string",
+      ...(option.kind === "repeatable" ? { multiple: true } : {}),
+      ...(option.short === undefined ? {} : { short: option.short }),
     };
+  }
+  try {
+    const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+    return { flags: values as Flags, positionals };
   } catch (error) {
     // node's messages are long and mention "Unknown option '--x'. To specify a positional argument…".
     throw new UsageError((error as Error).message.split(". ")[0]!.replace(/\.$/, ""));
   }
 }
 
-function picker(values: Values, env: EnvReader): Pick {
-  return (flag, variable) => {
-    const value = values[flag];
-    if (typeof value === "string") return value;
-    const fromEnv = env(variable);
-    return fromEnv === undefined || fromEnv === "" ? undefined : fromEnv;
-  };
-}
+type PositionalConfig = Pick<
+  CommonConfig,
+  "inputFile" | "outputDir" | "jobId" | "apiBaseUrl" | "userId" | "creditsUsed"
+>;
 
-function commonConfig(positionals: string[], pick: Pick, values: Values, env: EnvReader): CommonConfig {
+function positionalConfig(positionals: string[]): PositionalConfig {
   if (positionals.length < 3) throw new UsageError("expected at least INPUT.csv OUTPUT_DIR JOB_ID");
   if (positionals.length > 6) throw new UsageError(`too many arguments: ${positionals.slice(6).join(" ")}`);
   const [inputFile, outputDir, jobId, apiBaseUrl, userId, credits] = positionals as [
@@ -182,146 +182,70 @@ function commonConfig(positionals: string[], pick: Pick, values: Values, env: En
   if (!inputFile.trim()) throw new UsageError("INPUT.csv must not be empty");
   if (!outputDir.trim()) throw new UsageError("OUTPUT_DIR must not be empty");
   if (!jobId.trim()) throw new UsageError("JOB_ID must not be empty");
-  const browserUrl = pick("browser-url", "CHROME_WS_ENDPOINT");
-  const chromePath = pick("chrome-path", "CHROME_PATH");
-  const config: CommonConfig = {
+  const config: PositionalConfig = {
     inputFile,
     outputDir: resolve(outputDir),
     jobId,
     creditsUsed: credits === undefined || credits === "" ? 0 : number("credits_used", credits, { min: 0 }),
-    timings: {
-      httpTimeoutMs: seconds(
-        "--http-timeout",
-        pick("http-timeout", "CAPTURE_HTTP_TIMEOUT"),
-        DEFAULT_LIMITS_S.http,
-      ),
-      waitTimeoutMs: seconds(
-        "--wait-timeout",
-        pick("wait-timeout", "CAPTURE_WAIT_TIMEOUT"),
-        DEFAULT_LIMITS_S.wait,
-      ),
-      consentTimeoutMs: seconds(
-        "--consent-timeout",
-        pick("consent-timeout", "CAPTURE_CONSENT_TIMEOUT"),
-        DEFAULT_LIMITS_S.consent,
-      ),
-      pauseScale: number("--pause-scale", pick("pause-scale", "CAPTURE_PAUSE_SCALE") ?? "1", {
-        min: 0,
-        max: MAX_PAUSE_SCALE,
-      }),
-    },
-    allowUrls: urlPatterns("--allow-url", values["allow-url"], env("CAPTURE_ALLOW_URL")),
-    denyUrls: urlPatterns("--deny-url", values["deny-url"], env("CAPTURE_DENY_URL")),
-    taggedPdf: values["tagged-pdf"] === true || flagFromEnv("CAPTURE_TAGGED_PDF", env("CAPTURE_TAGGED_PDF")),
-    check: values.check === true,
   };
   if (apiBaseUrl !== undefined && apiBaseUrl !== "") {
     config.apiBaseUrl = httpUrl("api_base_url", apiBaseUrl).replace(/\/+$/, "");
   }
   if (userId !== undefined && userId !== "") config.userId = userId;
-  if (chromePath !== undefined) config.chromePath = chromePath;
-  if (browserUrl !== undefined) config.browserUrl = wsUrl("--browser-url", browserUrl);
   return config;
 }
 
-function required(pick: Pick, flag: string, variable: string): string {
-  const value = pick(flag, variable);
-  if (value === undefined || value.trim() === "") {
-    throw new UsageError(`--${flag} (or ${variable}) is required for this job`);
+function optionValues(kind: JobKind, flags: Flags, env: EnvReader): Values {
+  const own = new Set(optionsOf(kind).map(([name]) => name));
+  const values: Record<string, unknown> = {};
+  for (const [name, option] of Object.entries(OPTIONS) as [OptionName, OptionSpec][]) {
+    values[name] = own.has(name)
+      ? optionValue(option, flags[option.flag.slice(2)], env)
+      : defaultValue(option);
   }
-  return value.trim();
+  return values as Values;
 }
 
-function httpUrl(name: string, value: string): string {
-  return url(name, value, ["http:", "https:"]);
-}
-
-function wsUrl(name: string, value: string): string {
-  return url(name, value, ["ws:", "wss:"]);
-}
-
-function url(name: string, value: string, protocols: string[]): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(value.trim());
-  } catch {
-    throw new UsageError(`${name} is not a valid URL: ${JSON.stringify(value)}`);
+/** Flag, else variable (an empty one is unset), else default; then the table's validation. */
+function optionValue(option: OptionSpec, flag: Flags[string], env: EnvReader): unknown {
+  const name = option.flag;
+  const variable = () => option.variable === undefined ? undefined : env(option.variable);
+  switch (option.kind) {
+    case "boolean":
+      return flag === true || (option.variable !== undefined && booleanVariable(option.variable, variable()));
+    case "repeatable":
+      return (Array.isArray(flag) ? flag.map((text) => text.trim()) : lines(variable()))
+        .map((text) => option.parse(text, name));
+    case "string": {
+      const given = typeof flag === "string" ? flag : variable() || undefined;
+      if (!option.required) {
+        const text = given ?? option.default;
+        return text === undefined ? undefined : option.parse(text, name);
+      }
+      if (given === undefined || given.trim() === "") {
+        throw new UsageError(`${name} (or ${option.variable}) is required for this job`);
+      }
+      return option.parse(given.trim(), name);
+    }
   }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new UsageError(
-      `${name} must be a ${protocols.map((p) => p.slice(0, -1)).join(" or ")} URL: ${value}`,
-    );
-  }
-  return value.trim();
 }
 
 /**
- * A selector the browser would reject fails every row in the page; say so once, before a browser starts.
- * Quotes carried over from an env file (`FRAME_SELECTOR='#x'` read literally) are the usual cause.
+ * A repeatable option's variable holds one value a line because a URL never contains a raw line break,
+ * while any other separator (comma, space, "|") can be part of an expression. Surrounding white space is
+ * dropped (a stray "\r" from an env file, an indented line); blank lines are skipped.
  */
-function cssSelector(name: string, value: string): string {
-  try {
-    parseSelector(value);
-  } catch (error) {
-    throw new UsageError(`${name} is not a valid CSS selector (${errorText(error)}): ${value}`);
-  }
-  return value;
+function lines(value: string | undefined): string[] {
+  return (value ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "");
 }
 
-function number(name: string, value: string, range: { min: number; max?: number }, unit = ""): number {
-  const parsed = Number(value.trim());
-  if (value.trim() === "" || !Number.isFinite(parsed)) {
-    throw new UsageError(`${name} must be a number, got ${JSON.stringify(value)}`);
-  }
-  if (parsed < range.min) {
-    throw new UsageError(
-      `${name} must be at least ${range.min}, got ${value}`,
-    );
-  }
-  if (range.max !== undefined && parsed > range.max) {
-    throw new UsageError(`${name} must be at most ${range.max}${unit}, got ${value}`);
-  }
-  return parsed;
+function defaultValue(option: OptionSpec): unknown {
+  if (option.kind === "boolean") return false;
+  if (option.kind === "repeatable") return [];
+  return option.default === undefined ? undefined : option.parse(option.default, option.flag);
 }
 
-function seconds(name: string, value: string | undefined, fallback: number): number {
-  // At least a millisecond: a smaller value would round to 0 and abort every request at once. At most
-  // what a timer holds with headroom: a longer delay would not wait, it would fire at once.
-  const range = { min: 0.001, max: MAX_TIMEOUT_S };
-  return Math.round((value === undefined ? fallback : number(name, value, range, " seconds")) * 1000);
-}
-
-/**
- * The regular expressions of a repeatable URL option: the flags when given, else the variable's lines.
- * A variable holds one expression a line because a URL never contains a raw line break, while any other
- * separator (comma, space, "|") can be part of an expression. Surrounding white space is dropped (a
- * stray "\r" from an env file, an indented line); blank lines are skipped.
- */
-function urlPatterns(
-  name: string,
-  flags: string | string[] | boolean | undefined,
-  variable: string | undefined,
-): RegExp[] {
-  const sources = Array.isArray(flags)
-    ? flags.map((source) => source.trim())
-    : (variable ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "");
-  return sources.map((source) => {
-    if (source === "") {
-      throw new UsageError(`${name} must not be empty: an empty expression matches every URL`);
-    }
-    try {
-      return new RegExp(source);
-    } catch (error) {
-      // V8 says "Invalid regular expression: /SOURCE/: REASON"; the source is quoted once, below.
-      const reason = errorText(error).replace(/^Invalid regular expression: \/.*\/\w*: /s, "");
-      throw new UsageError(
-        `${name} is not a valid regular expression (${reason}): ${JSON.stringify(source)}`,
-      );
-    }
-  });
-}
-
-function flagFromEnv(name: string, value: string | undefined): boolean {
+function booleanVariable(name: string, value: string | undefined): boolean {
   if (value === undefined) return false;
   const normalized = value.trim().toLowerCase();
   if (["1", "true", "yes", "on"].includes(normalized)) return true;

@@ -8,7 +8,7 @@ import denoConfig from "../deno.json" with { type: "json" };
 import { errorText, StopRequestedError, UsageError } from "./errors.ts";
 import type { Command, CommonConfig, EnvReader, JobKind } from "./job_config.ts";
 import { type JobLog, startJobLog } from "./job_log.ts";
-import { helpText, usageLine } from "./usage.ts";
+import { helpText, usageLine, versionLine } from "./usage.ts";
 
 /** Exit code of a run stopped by the stop file or a signal. */
 export const EXIT_STOPPED = 130;
@@ -72,7 +72,7 @@ export async function runJob<C extends CommonConfig>(
     return 0;
   }
   if (command.action === "version") {
-    io.stdout(`${job.kind === "shipment" ? "shipment-tracking" : "port-tracking"} ${VERSION}`);
+    io.stdout(versionLine(job.kind, VERSION));
     return 0;
   }
   const config = command.config;

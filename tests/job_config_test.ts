@@ -317,6 +317,11 @@ Deno.test("job_config: option precedence (flag > variable > default)", async (t)
     );
   });
 
+  await t.step("Job B never reads Job A's variables, so a malformed one cannot stop it", () => {
+    const config = port(POSITIONALS, { CAPTURE_CONSENT_TIMEOUT: "soon", FRAME_SELECTOR: "#" });
+    assert.equal(config.timings.consentTimeoutMs, 3_000);
+  });
+
   await t.step("http and wait timeouts apply to Job B too", () => {
     const config = port(POSITIONALS, { CAPTURE_HTTP_TIMEOUT: "5", CAPTURE_WAIT_TIMEOUT: "6" });
     assert.equal(config.timings.httpTimeoutMs, 5_000);

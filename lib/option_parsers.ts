@@ -1,0 +1,87 @@
+/**
+ * The checks behind the option table (`options.ts`) and the positional arguments: each takes the text as
+ * given and the name to report, returns the value, and throws a one-line {@linkcode UsageError} naming
+ * the option and what is wrong.
+ *
+ * @module
+ */
+import { parse as parseSelector } from "css-what";
+import { errorText, UsageError } from "./errors.ts";
+import { MAX_TIMEOUT_S } from "./timings.ts";
+
+/** Checks an http(s) URL; returns it trimmed. @throws {UsageError} */
+export function httpUrl(name: string, value: string): string {
+  return url(name, value, ["http:", "https:"]);
+}
+
+/** Checks a ws(s) DevTools URL; returns it trimmed. @throws {UsageError} */
+export function wsUrl(name: string, value: string): string {
+  return url(name, value, ["ws:", "wss:"]);
+}
+
+function url(name: string, value: string, protocols: string[]): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value.trim());
+  } catch {
+    throw new UsageError(`${name} is not a valid URL: ${JSON.stringify(value)}`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new UsageError(
+      `${name} must be a ${protocols.map((p) => p.slice(0, -1)).join(" or ")} URL: ${value}`,
+    );
+  }
+  return value.trim();
+}
+
+/**
+ * A selector the browser would reject fails every row in the page; say so once, before a browser starts.
+ * Quotes carried over from an env file (`FRAME_SELECTOR='#x'` read literally) are the usual cause.
+ * @throws {UsageError}
+ */
+export function cssSelector(name: string, value: string): string {
+  try {
+    parseSelector(value);
+  } catch (error) {
+    throw new UsageError(`${name} is not a valid CSS selector (${errorText(error)}): ${value}`);
+  }
+  return value;
+}
+
+/** Checks a decimal number in a range. @throws {UsageError} */
+export function number(name: string, value: string, range: { min: number; max?: number }, unit = ""): number {
+  const parsed = Number(value.trim());
+  if (value.trim() === "" || !Number.isFinite(parsed)) {
+    throw new UsageError(`${name} must be a number, got ${JSON.stringify(value)}`);
+  }
+  if (parsed < range.min) {
+    throw new UsageError(
+      `${name} must be at least ${range.min}, got ${value}`,
+    );
+  }
+  if (range.max !== undefined && parsed > range.max) {
+    throw new UsageError(`${name} must be at most ${range.max}${unit}, got ${value}`);
+  }
+  return parsed;
+}
+
+/** Checks seconds (0.001 to `MAX_TIMEOUT_S`); returns milliseconds. @throws {UsageError} */
+export function secondsToMs(name: string, value: string): number {
+  // At least a millisecond: a smaller value would round to 0 and abort every request at once. At most
+  // what a timer holds with headroom: a longer delay would not wait, it would fire at once.
+  return Math.round(number(name, value, { min: 0.001, max: MAX_TIMEOUT_S }, " seconds") * 1000);
+}
+
+/** Compiles a non-empty regular expression. @throws {UsageError} */
+export function urlPattern(name: string, source: string): RegExp {
+  if (source === "") {
+    throw new UsageError(`${name} must not be empty: an empty expression matches every URL`);
+  }
+  try {
+    return new RegExp(source);
+  } catch (error) {
+    // V8 says "Invalid regular expression: /SOURCE/: REASON"; the source is quoted once, below.
+    const reason = errorText(error).replace(/^Invalid regular expression: \/.*\/\w*: /s, "");
+    throw new UsageError(`${name} is not a valid regular expression (${reason}): ${JSON.stringify(source)}`);
+  }
+}

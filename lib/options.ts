@@ -1,0 +1,270 @@
+/**
+ * Every option of both jobs, declared once: flag, variable, default, help line, README line, which job,
+ * kind and validation. The parser (`job_config.ts`) and `--help` (`usage.ts`) are built from this table;
+ * `tests/options_test.ts` checks deno.json's `job` permission set and README's configuration table against
+ * it, so neither can drift.
+ *
+ * @module
+ */
+import { cssSelector, httpUrl, number, secondsToMs, urlPattern, wsUrl } from "./option_parsers.ts";
+import { DEFAULT_LIMITS_S, MAX_PAUSE_SCALE } from "./timings.ts";
+
+/** Which job the command line is for: `shipment` is Job A, `port` is Job B. */
+export type JobKind = "shipment" | "port";
+
+/** Each job's command name, as the usage line, `--version`, the task and the executable give it. */
+export const JOB_COMMANDS: Readonly<Record<JobKind, string>> = {
+  shipment: "shipment-tracking",
+  port: "port-tracking",
+};
+
+/** The default `{port_url}`. */
+export const DEFAULT_PORT_URL = "https://cpatos.gov.bd/pcs";
+
+/** What the option table declares about every option. */
+interface OptionBase {
+  /** The long flag; `--name=value` and `--name value` both work. */
+  flag: `--${string}`;
+  /** A one-letter alias (`-h`). */
+  short?: string;
+  /** The environment variable a flag wins over; none for options that only make sense per run. */
+  variable?: string;
+  /** Job A, Job B or both: the other job's parser rejects the flag and never reads the variable. */
+  jobs: "A" | "B" | "both";
+  /** The `--help` line's text, or one per job when the option means something else in each. */
+  help: string | Readonly<Record<JobKind, string>>;
+  /** The "meaning" column of README's configuration table. */
+  readme: string;
+  /** README's "default" column when the default is not a value one could type ("off", "start a …"). */
+  defaultText?: string;
+}
+
+/** A flag without a value; its variable, if any, takes true/false, 1/0, yes/no or on/off. */
+export interface BooleanOption extends OptionBase {
+  /** Marks a boolean option. */
+  kind: "boolean";
+}
+
+/** An option with one value: the flag, else the variable (an empty one is unset), else the default. */
+export interface StringOption<T> extends OptionBase {
+  /** Marks an option with one value. */
+  kind: "string";
+  /** The value's placeholder in `--help` (`URL`, `S`). */
+  arg: string;
+  /** The value used when neither flag nor variable gives one, as a user would type it. */
+  default?: string;
+  /** The job cannot run without it: missing or blank is a usage error. */
+  required?: true;
+  /** Validates the text (`name` is the flag, for the message); throws a one-line `UsageError`. */
+  parse(text: string, name: string): T;
+}
+
+/** An option that may repeat; its variable holds one value a line (blank lines skipped). */
+export interface RepeatableOption<T> extends OptionBase {
+  /** Marks a repeatable option. */
+  kind: "repeatable";
+  /** The value's placeholder in `--help`. */
+  arg: string;
+  /** Validates one value, as {@linkcode StringOption.parse} does. */
+  parse(text: string, name: string): T;
+}
+
+/** One row of the option table. */
+export type OptionSpec = BooleanOption | StringOption<unknown> | RepeatableOption<unknown>;
+
+/** The option table, in `--help` order: Job A's options, Job B's, then the shared ones. */
+export const OPTIONS = {
+  trackingPortalUrl: {
+    flag: "--tracking-portal-url",
+    variable: "TRACKING_PORTAL_URL",
+    jobs: "A",
+    kind: "string",
+    arg: "URL",
+    required: true,
+    parse: (text: string, name: string) => httpUrl(name, text).replace(/\/+$/, ""),
+    help: "carrier tracking portal (required)",
+    readme: "carrier tracking portal",
+  },
+  reportingUrl: {
+    flag: "--reporting-url",
+    variable: "REPORTING_URL",
+    jobs: "A",
+    kind: "string",
+    arg: "URL",
+    required: true,
+    parse: (text: string, name: string) => httpUrl(name, text),
+    help: "reporting page hosting the shipment detail (required)",
+    readme: "reporting page that hosts the shipment detail",
+  },
+  frameSelector: {
+    flag: "--frame-selector",
+    variable: "FRAME_SELECTOR",
+    jobs: "A",
+    kind: "string",
+    arg: "CSS",
+    required: true,
+    parse: (text: string, name: string) => cssSelector(name, text),
+    help: "CSS selector of the embedded frame (required)",
+    readme: "CSS selector of the tracking portal's embedded frame",
+  },
+  consentTimeout: {
+    flag: "--consent-timeout",
+    variable: "CAPTURE_CONSENT_TIMEOUT",
+    jobs: "A",
+    kind: "string",
+    arg: "S",
+    default: String(DEFAULT_LIMITS_S.consent),
+    parse: (text: string, name: string) => secondsToMs(name, text),
+    help: `seconds per cookie-consent selector (default ${DEFAULT_LIMITS_S.consent})`,
+    readme: "seconds per cookie-consent selector (Job A)",
+  },
+  visible: {
+    flag: "--visible",
+    jobs: "A",
+    kind: "boolean",
+    help: "show the browser window instead of headless",
+    defaultText: "off",
+    readme: "Job A only: show the browser window",
+  },
+  portUrl: {
+    flag: "--port-url",
+    variable: "PORT_URL",
+    jobs: "B",
+    kind: "string",
+    arg: "URL",
+    default: DEFAULT_PORT_URL,
+    parse: (text: string, name: string) => httpUrl(name, text).replace(/\/+$/, ""),
+    help: `port portal base (default ${DEFAULT_PORT_URL})`,
+    readme: "port portal base (Job B)",
+  },
+  chromePath: {
+    flag: "--chrome-path",
+    variable: "CHROME_PATH",
+    jobs: "both",
+    kind: "string",
+    arg: "PATH",
+    parse: (text: string) => text,
+    help: "browser executable (default: first Chrome/Chromium found)",
+    defaultText: "first Chrome/Chromium found",
+    readme: "browser executable",
+  },
+  browserUrl: {
+    flag: "--browser-url",
+    variable: "CHROME_WS_ENDPOINT",
+    jobs: "both",
+    kind: "string",
+    arg: "WS_URL",
+    parse: (text: string, name: string) => wsUrl(name, text),
+    help: "attach to a running browser instead of starting one",
+    defaultText: "start a local Chromium",
+    readme: "attach to a running browser's DevTools WebSocket",
+  },
+  pauseScale: {
+    flag: "--pause-scale",
+    variable: "CAPTURE_PAUSE_SCALE",
+    jobs: "both",
+    kind: "string",
+    arg: "N",
+    default: "1",
+    parse: (text: string, name: string) => number(name, text, { min: 0, max: MAX_PAUSE_SCALE }),
+    help: "multiplies the spec's fixed pauses (default 1; 0 = none)",
+    readme: `multiplies the spec's fixed pauses; \`0\` removes them; at most ${MAX_PAUSE_SCALE}`,
+  },
+  httpTimeout: {
+    flag: "--http-timeout",
+    variable: "CAPTURE_HTTP_TIMEOUT",
+    jobs: "both",
+    kind: "string",
+    arg: "S",
+    default: String(DEFAULT_LIMITS_S.http),
+    parse: (text: string, name: string) => secondsToMs(name, text),
+    help: {
+      shipment: `seconds per HTTP request and page load (default ${DEFAULT_LIMITS_S.http})`,
+      port: `seconds per HTTP request (default ${DEFAULT_LIMITS_S.http})`,
+    },
+    readme: "seconds, each HTTP request and Job A page load ([deadlines](#deadlines))",
+  },
+  waitTimeout: {
+    flag: "--wait-timeout",
+    variable: "CAPTURE_WAIT_TIMEOUT",
+    jobs: "both",
+    kind: "string",
+    arg: "S",
+    default: String(DEFAULT_LIMITS_S.wait),
+    parse: (text: string, name: string) => secondsToMs(name, text),
+    help: {
+      shipment: `seconds per element wait and frame load (default ${DEFAULT_LIMITS_S.wait})`,
+      port: `seconds per element wait and report load (default ${DEFAULT_LIMITS_S.wait})`,
+    },
+    readme: "seconds, each element wait, Job A's frame load, Job B's report load",
+  },
+  allowUrl: {
+    flag: "--allow-url",
+    variable: "CAPTURE_ALLOW_URL",
+    jobs: "both",
+    kind: "repeatable",
+    arg: "REGEX",
+    parse: (text: string, name: string) => urlPattern(name, text),
+    help: "browser requests must match one of these (repeatable)",
+    defaultText: "every URL not denied",
+    readme: "regular expression, repeatable: browser requests must match one",
+  },
+  denyUrl: {
+    flag: "--deny-url",
+    variable: "CAPTURE_DENY_URL",
+    jobs: "both",
+    kind: "repeatable",
+    arg: "REGEX",
+    parse: (text: string, name: string) => urlPattern(name, text),
+    help: "browser requests matching one are refused (repeatable)",
+    defaultText: "local files but the report",
+    readme: "regular expression, repeatable: browser requests matching one are refused",
+  },
+  taggedPdf: {
+    flag: "--tagged-pdf",
+    variable: "CAPTURE_TAGGED_PDF",
+    jobs: "both",
+    kind: "boolean",
+    help: "tagged (accessible) PDFs; larger and slower (default off)",
+    defaultText: "off",
+    readme: "tagged (accessible) PDFs: several times larger and slower",
+  },
+  check: {
+    flag: "--check",
+    jobs: "both",
+    kind: "boolean",
+    help: "validate settings and CSV, list the PDF names; no browser",
+    readme: "validate settings and CSV, list the PDF names; no browser, no network",
+  },
+  help: {
+    flag: "--help",
+    short: "h",
+    jobs: "both",
+    kind: "boolean",
+    help: "this help",
+    readme: "usage on standard output, exit 0",
+  },
+  version: {
+    flag: "--version",
+    jobs: "both",
+    kind: "boolean",
+    help: "the version",
+    readme: "version on standard output, exit 0",
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+/** The name of an option in {@linkcode OPTIONS}. */
+export type OptionName = keyof typeof OPTIONS;
+
+/**
+ * Variables the job reads that are no option of its own: the temporary folder (`TMPDIR` on Unix, `TMP` and
+ * `TEMP` on Windows), where Job B writes its report file and each run's browser folder goes.
+ */
+export const PROCESS_VARIABLES: readonly string[] = ["TMPDIR", "TMP", "TEMP"];
+
+/** The options of one job, in table order. */
+export function optionsOf(kind: JobKind): [OptionName, OptionSpec][] {
+  const job = kind === "shipment" ? "A" : "B";
+  return (Object.entries(OPTIONS) as [OptionName, OptionSpec][])
+    .filter(([, option]) => option.jobs === "both" || option.jobs === job);
+}
