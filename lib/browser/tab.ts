@@ -1,54 +1,26 @@
 /**
  * One browser tab, driven over a flat CDP session: navigate, wait for a selector, evaluate a function
  * with data arguments, print to PDF. Every call has a deadline; JavaScript dialogs are dismissed so they
- * cannot freeze the page; a renderer crash fails the pending calls at once.
+ * cannot freeze the page; a renderer crash fails the pending calls at once. Its child frames are followed by
+ * the frame tracker (`frame_tracker.ts`); a frame is re-pointed by `frame_repoint.ts`.
  *
  * @module
  */
 import type { CdpConnection, CdpResult } from "./cdp_connection.ts";
 import { CdpTimeoutError, NavigationError, PageScriptError } from "../errors.ts";
+import { FrameTracker } from "./frame_tracker.ts";
+import { type FrameLoad, frameOwner, pointFrameAt } from "./frame_repoint.ts";
+import { callExpression, type PageFunction, setFrameSource, waitForSelectorInPage } from "./page_function.ts";
 import { PageGuard, type Refusals } from "./page_guard.ts";
 import type { UrlPolicy } from "./url_policy.ts";
 
+export type { FrameLoad } from "./frame_repoint.ts";
+export type { PageFunction } from "./page_function.ts";
+
 /** Deadline of the small bookkeeping calls (enable a domain, close a stream). */
 const QUICK_CALL_MS = 10_000;
-/** How often a frame whose earlier address won over the new one is pointed at the new one again. */
-const MAX_FRAME_REPOINTS = 2;
-/** Run in a frame: its address once its document has loaded. */
-const FRAME_ADDRESS_ONCE_LOADED = `document.readyState === "complete" ? location.href :
-  new Promise((resolve) => addEventListener("load", () => resolve(location.href), { once: true }))`;
-/** What Chromium shows in a frame whose document could not be loaded (refused, framing denied, …). */
-const ERROR_PAGE_URL = "chrome-error://chromewebdata/";
-/**
- * Out-of-process (OOPIF) frames become sessions of their own, attached held at their start
- * (`waitForDebuggerOnStart`) until the tab has guarded and followed them.
- */
-const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: true, flatten: true } as const;
 /** Chunk size for reading a printed PDF back; large PDFs never travel in one WebSocket message. */
 const PDF_CHUNK_BYTES = 1 << 20;
-
-/** A function run in the page; it must be self-contained (it is sent as source text). */
-// deno-lint-ignore no-explicit-any
-export type PageFunction<R> = (...args: any[]) => R | Promise<R>;
-
-/** What the tab knows of one child frame, from the browser's events. */
-interface ChildFrame {
-  /** How many documents the frame has committed. */
-  commits: number;
-  /** The address of its current document; `chrome-error://chromewebdata/` when that is an error page. */
-  shown: string;
-  /** The address it was asked to load (for an error page, the one that failed). */
-  requested: string;
-  /** Whether its current document finished loading. */
-  loaded: boolean;
-  /** How many times the frame reported that it stopped loading. */
-  stops: number;
-  /** False while a frame that just moved into a process of its own is asked what it shows. */
-  settled: boolean;
-}
-
-/** How re-pointing a frame ended. */
-export type FrameLoad = "loaded" | "timed out" | "no frame";
 
 /** How a tab is opened. */
 export interface TabOptions {
@@ -67,25 +39,15 @@ export class Tab {
   readonly #targetId: string;
   /** Decides every request of the tab's documents; refuses what leaves the job's page. */
   readonly #guard: PageGuard;
-  /**
-   * The page's child frames by frame id, in-process and out-of-process alike (an out-of-process frame's
-   * target id is its frame id), kept current from events: no round trip is needed to know where a frame is.
-   */
-  readonly #childFrames = new Map<string, ChildFrame>();
-  /** Called after every change of {@linkcode Tab.#childFrames}. */
-  readonly #frameWatchers = new Set<() => void>();
-  /**
-   * Each move of a child frame into a process of its own shows twice: the page reports the frame swapped out,
-   * and the frame's own session attaches, in either order. Per frame id: `true` for a move the page reported
-   * before its session attached, or how to tell the session that attached first that the page has now.
-   */
-  readonly #swaps = new Map<string, true | (() => void)>();
+  /** The page's child frames, in-process and out-of-process alike, kept current from events. */
+  readonly #frames: FrameTracker;
 
   private constructor(connection: CdpConnection, targetId: string, sessionId: string, policy: UrlPolicy) {
     this.#connection = connection;
     this.#targetId = targetId;
     this.#sessionId = sessionId;
     this.#guard = new PageGuard(connection, policy, targetId);
+    this.#frames = new FrameTracker(connection, this.#guard);
   }
 
   /** Opens a new blank tab in the connected browser (or adopts the first one) and attaches to it. */
@@ -104,8 +66,8 @@ export class Tab {
       tab.#send("Page.enable", {}, QUICK_CALL_MS),
       tab.#send("Inspector.enable", {}, QUICK_CALL_MS),
       // Out-of-process frames (another site in an iframe) become sessions of their own: attach to them,
-      // held at their start until their events are switched on (see the attach handler).
-      tab.#send("Target.setAutoAttach", AUTO_ATTACH, QUICK_CALL_MS),
+      // held at their start until their events are switched on (see FrameTracker's attach handler).
+      tab.#frames.autoAttach(sessionId),
     ]);
     return tab;
   }
@@ -123,164 +85,13 @@ export class Tab {
       () => connection.markGone("the page's renderer crashed"),
       this.#sessionId,
     );
-    this.#watchFrames(this.#sessionId);
+    this.#frames.follow(this.#sessionId);
     connection.on("Page.frameNavigated", (params: CdpResult) => {
       if (params.frame.parentId !== undefined) return;
       this.#guard.topFrameCommitted(params.frame);
       // A new document in the tab itself: its child frames are new too.
-      this.#childFrames.clear();
-      this.#swaps.clear();
+      this.#frames.clear();
     }, this.#sessionId);
-    this.#watchAttachments(this.#sessionId);
-  }
-
-  /**
-   * Follows the targets attached under one session (the tab's, or an out-of-process frame's, whose own
-   * out-of-process frames attach under it): each OOPIF frame is guarded and followed, other targets
-   * (workers, whose requests the page's session pauses) are only let run. Returns how to stop.
-   */
-  #watchAttachments(parentSessionId: string): () => void {
-    const connection = this.#connection;
-    return connection.on("Target.attachedToTarget", (params: CdpResult) => {
-      const sessionId: string = params.sessionId;
-      // Only a target held at its start is released: sent to one that was not held (measured: an error page
-      // arriving committed, on a loaded host), the release can stay unanswered for good.
-      const held = params.waitingForDebugger === true;
-      const release = () => connection.send("Runtime.runIfWaitingForDebugger", {}, QUICK_CALL_MS, sessionId);
-      if (params.targetInfo?.type !== "iframe") {
-        if (held) release().catch(() => {});
-        return;
-      }
-      // A frame moving into a process of its own is a new document: record it now. One held at its start
-      // has shown nothing yet and its events will tell everything; one that was not arrives with its
-      // document committed and is asked what it shows (an error page, maybe).
-      const frameId: string = params.targetInfo.targetId;
-      const swapped = this.#swapOf(frameId);
-      this.#recordCommit(frameId, { url: params.targetInfo.url }, held);
-      const stops = [this.#watchFrames(sessionId), this.#watchAttachments(sessionId)];
-      const off = connection.on("Target.detachedFromTarget", (detached: CdpResult) => {
-        if (detached.sessionId !== sessionId) return;
-        stops.forEach((stop) => stop());
-        off();
-      }, parentSessionId);
-      if (held) {
-        // The frame's own requests (its subresources; its document was decided in its parent's session) are
-        // paused from its first one, its own OOPIF frames are attached held, and once its events are on every
-        // later change is reported. All go out at once and the session handles them in order, so the
-        // release comes last: a frame held for the debugger may not answer the others before it runs.
-        const guarded = this.#guard.enable(sessionId);
-        stops.push(guarded.off);
-        Promise.all([
-          guarded.enabled,
-          connection.send("Target.setAutoAttach", AUTO_ATTACH, QUICK_CALL_MS, sessionId),
-          connection.send("Page.enable", {}, QUICK_CALL_MS, sessionId),
-          release(),
-        ]).catch(() => {});
-        return;
-      }
-      // One that was not held arrived with its document committed (often an error page): wait in it for its
-      // load and read where it is. Not before the page has reported the frame's move: a command sent to the
-      // new session earlier is, on a loaded host, sometimes dropped and never answered (measured: 8 of 40
-      // frames; none of 80 when sent after the move). Its later requests are guarded from then on.
-      const requested: string = params.targetInfo.url;
-      swapped
-        .then(() => {
-          const guarded = this.#guard.enable(sessionId);
-          stops.push(guarded.off);
-          guarded.enabled.catch(() => {});
-          return connection.send(
-            "Runtime.evaluate",
-            { expression: FRAME_ADDRESS_ONCE_LOADED, awaitPromise: true, returnByValue: true },
-            QUICK_CALL_MS,
-            sessionId,
-          );
-        })
-        .then(
-          ({ result }: CdpResult) => {
-            const href = String(result?.value ?? requested);
-            this.#settle(frameId, {
-              url: href,
-              ...(href === ERROR_PAGE_URL ? { unreachableUrl: requested } : {}),
-            });
-          },
-          () => this.#settle(frameId),
-        );
-    }, parentSessionId);
-  }
-
-  /** The page reported child frame `frameId` swapped out to a process of its own. */
-  #swapReported(frameId: string): void {
-    const attached = this.#swaps.get(frameId);
-    if (typeof attached === "function") {
-      this.#swaps.delete(frameId);
-      attached();
-    } else this.#swaps.set(frameId, true);
-  }
-
-  /** For a frame session that just attached: settles once the page has reported the frame's move. */
-  #swapOf(frameId: string): Promise<void> {
-    if (this.#swaps.get(frameId) === true) {
-      this.#swaps.delete(frameId);
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.#swaps.set(frameId, resolve));
-  }
-
-  /** A frame committed a new document (`frame` as in `Page.frameNavigated`). */
-  #recordCommit(frameId: string, frame: { url: string; unreachableUrl?: string }, settled: boolean): void {
-    const known = this.#childFrames.get(frameId);
-    this.#childFrames.set(frameId, {
-      commits: (known?.commits ?? 0) + 1,
-      shown: frame.unreachableUrl ? ERROR_PAGE_URL : frame.url,
-      requested: frame.unreachableUrl ?? frame.url,
-      loaded: false,
-      stops: known?.stops ?? 0,
-      settled,
-    });
-    this.#frameChanged();
-  }
-
-  /**
-   * What a frame that arrived in its own process already committed shows once loaded, as it answered; or,
-   * without `frame`, that it could not be asked.
-   */
-  #settle(frameId: string, frame?: { url: string; unreachableUrl?: string }): void {
-    const known = this.#childFrames.get(frameId);
-    if (known === undefined) return;
-    if (frame !== undefined) {
-      known.shown = frame.unreachableUrl ? ERROR_PAGE_URL : frame.url;
-      known.requested = frame.unreachableUrl ?? frame.url;
-      known.loaded = true;
-    }
-    known.settled = true;
-    this.#frameChanged();
-  }
-
-  #frameChanged(): void {
-    for (const watcher of this.#frameWatchers) watcher();
-  }
-
-  /** Follows the child frames' documents through the events of one session; returns how to stop. */
-  #watchFrames(sessionId: string): () => void {
-    const connection = this.#connection;
-    const offs = [
-      connection.on("Page.frameNavigated", ({ frame }: CdpResult) => {
-        if (frame.parentId !== undefined) this.#recordCommit(frame.id, frame, true);
-      }, sessionId),
-      connection.on("Page.frameDetached", (params: CdpResult) => {
-        // "swap": the frame moved to a process of its own and lives on in its own session.
-        if (params.reason === "swap") this.#swapReported(params.frameId);
-        else this.#childFrames.delete(params.frameId);
-      }, sessionId),
-      connection.on("Page.frameStoppedLoading", ({ frameId }: CdpResult) => {
-        const known = this.#childFrames.get(frameId);
-        if (known === undefined) return;
-        known.loaded = true;
-        known.stops++;
-        this.#frameChanged();
-      }, sessionId),
-    ];
-    return () => offs.forEach((off) => off());
   }
 
   #send(method: string, params: object, timeoutMs: number, label = method): Promise<CdpResult> {
@@ -344,19 +155,9 @@ export class Tab {
     timeoutMs: number,
     label: string,
   ): Promise<R> {
-    return await this.#evaluateIn(this.#sessionId, fn, args, timeoutMs, label);
-  }
-
-  async #evaluateIn<R>(
-    sessionId: string,
-    fn: PageFunction<R>,
-    args: readonly unknown[],
-    timeoutMs: number,
-    label: string,
-  ): Promise<R> {
     const expression = callExpression(fn, args);
     const params = { expression, awaitPromise: true, returnByValue: true };
-    const result = await this.#connection.send("Runtime.evaluate", params, timeoutMs, sessionId, label);
+    const result = await this.#send("Runtime.evaluate", params, timeoutMs, label);
     if (result.exceptionDetails) {
       const details = result.exceptionDetails;
       const thrown = details.exception;
@@ -453,7 +254,7 @@ export class Tab {
    * shows as its error page (`chrome-error://chromewebdata/`), even though its `load` event fired.
    */
   frameUrls(): string[] {
-    return [...this.#childFrames.values()].map((frame) => frame.shown);
+    return this.#frames.urls();
   }
 
   /**
@@ -462,97 +263,29 @@ export class Tab {
    * URL travels as data, never as script. The frame's `load` event in the page cannot tell this apart from
    * the end of the document it was still loading before, so the browser's own frame events decide.
    */
-  async pointFrameAt(selector: string, url: string, timeoutMs: number): Promise<FrameLoad> {
-    const frame = await this.#frameOwner(selector);
-    if (frame === undefined) return "no frame";
-    const before = this.#childFrames.get(frame.frameId);
-    const target = new URL(url).href;
-    const point = () =>
-      this.evaluate(
-        (frameSelector: string, source: string) =>
-          document.querySelector(frameSelector)?.setAttribute("src", source),
-        [selector, url],
-        QUICK_CALL_MS,
-        "Pointing the frame at a new address",
-      );
-    const loaded = Promise.withResolvers<boolean>();
-    let commitsBefore = before?.commits ?? 0;
-    let stopsBefore = before?.stops ?? 0;
-    let repointed = 0;
-    const pointAgain = (now: ChildFrame) => {
-      repointed++;
-      commitsBefore = now.commits;
-      stopsBefore = now.stops;
-      point().catch((error) => loaded.reject(error));
-    };
-    const watcher = () => {
-      const now = this.#childFrames.get(frame.frameId);
-      // The frame stopped loading without a new document: the request to leave went to the frame while it
-      // was moving into a process of its own and was lost there (seen under load). Point it again.
-      if (now !== undefined && now.commits === commitsBefore && now.stops > stopsBefore) {
-        if (repointed < MAX_FRAME_REPOINTS) pointAgain(now);
-        return;
-      }
-      // Only a document committed after the frame was pointed, loaded, and known for what it shows counts;
-      // the empty document a new frame starts with does not.
-      if (now === undefined || now.commits <= commitsBefore || !now.loaded || !now.settled) return;
-      if (now.requested === "" || now.requested === "about:blank") return;
-      if (now.requested === target || (now.requested !== before?.requested && now.requested !== frame.src)) {
-        loaded.resolve(true);
-      } else if (repointed < MAX_FRAME_REPOINTS) {
-        // The address in its markup, still on its way when the frame was pointed elsewhere, won (measured:
-        // a frame the page had just added and that was moving into a process of its own kept its first
-        // address about one time in four). Point it again.
-        pointAgain(now);
-      }
-    };
-    const timer = setTimeout(() => loaded.resolve(false), timeoutMs);
-    this.#frameWatchers.add(watcher);
-    try {
-      await point();
-      return await this.#connection.untilGone(loaded.promise) ? "loaded" : "timed out";
-    } finally {
-      clearTimeout(timer);
-      this.#frameWatchers.delete(watcher);
-    }
-  }
-
-  /** The frame id and `src` of the frame element matched by `selector`, or undefined when there is none. */
-  async #frameOwner(selector: string): Promise<{ frameId: string; src: string } | undefined> {
-    const objectGroup = "capture-jobs-frame-owner";
-    const found = await this.#send(
-      "Runtime.evaluate",
+  pointFrameAt(selector: string, url: string, timeoutMs: number): Promise<FrameLoad> {
+    return pointFrameAt(
       {
-        expression: callExpression(findElement, [selector]),
-        objectGroup,
+        owner: () => frameOwner((...call) => this.#send(...call), selector),
+        point: () =>
+          this.evaluate(
+            setFrameSource,
+            [selector, url],
+            QUICK_CALL_MS,
+            "Pointing the frame at a new address",
+          ),
+        frames: this.#frames,
+        untilGone: (promise) => this.#connection.untilGone(promise),
       },
-      QUICK_CALL_MS,
-      "Finding the frame",
+      url,
+      timeoutMs,
     );
-    const objectId: string | undefined = found.result?.objectId;
-    try {
-      if (found.exceptionDetails || objectId === undefined) return undefined;
-      const { node } = await this.#send("DOM.describeNode", { objectId }, QUICK_CALL_MS);
-      if (typeof node.frameId !== "string") return undefined;
-      // Attributes come as [name, value, name, value, …].
-      const attributes: string[] = node.attributes ?? [];
-      let src = "";
-      for (let i = 0; i + 1 < attributes.length; i += 2) {
-        if (attributes[i] === "src") src = attributes[i + 1]!;
-      }
-      return { frameId: node.frameId, src };
-    } finally {
-      if (objectId !== undefined) {
-        this.#send("Runtime.releaseObjectGroup", { objectGroup }, QUICK_CALL_MS).catch(() => {});
-      }
-    }
   }
 
   /** Closes the tab. */
   async close(): Promise<void> {
-    await this.#connection.send("Target.closeTarget", { targetId: this.#targetId }, QUICK_CALL_MS).catch(
-      () => {},
-    );
+    await this.#connection.send("Target.closeTarget", { targetId: this.#targetId }, QUICK_CALL_MS)
+      .catch(() => {});
   }
 }
 
@@ -563,30 +296,4 @@ export class Tab {
 async function firstBlankTab(connection: CdpConnection): Promise<string | undefined> {
   const { targetInfos } = await connection.send("Target.getTargets", {}, QUICK_CALL_MS);
   return (targetInfos as CdpResult[]).find((t) => t.type === "page" && t.url === "about:blank")?.targetId;
-}
-
-/** The source text that calls `fn` with `args`; the arguments travel as JSON data, never as code. */
-function callExpression(fn: PageFunction<unknown>, args: readonly unknown[]): string {
-  return `(${fn.toString()})(...${JSON.stringify(args)})`;
-}
-
-/** Runs in the page: the element `selector` matches, or null. */
-function findElement(selector: string): Element | null {
-  return document.querySelector(selector);
-}
-
-/** Runs in the page: resolves true once `selector` matches, false after `timeoutMs`. */
-function waitForSelectorInPage(selector: string, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const found = () => document.querySelector(selector) !== null;
-    if (found()) return resolve(true);
-    const observer = new MutationObserver(() => found() && finish(true));
-    const timer = setTimeout(() => finish(false), timeoutMs);
-    function finish(matched: boolean) {
-      observer.disconnect();
-      clearTimeout(timer);
-      resolve(matched);
-    }
-    observer.observe(document, { childList: true, subtree: true, attributes: true });
-  });
 }
