@@ -24,7 +24,16 @@ import {
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
 import { portPrintParams, shipmentPrintParams } from "../lib/browser/print_options.ts";
 import type { Tab } from "../lib/browser/tab.ts";
-import { browserProcessesLeft, pdfText, ROOT, TestFolder, waitUntil } from "./helpers/job_process.ts";
+import { pdfText, ROOT, TestFolder, waitUntil } from "./helpers/job_process.ts";
+import {
+  browserProcessesLeft,
+  commandLineOf,
+  isAlive,
+  isCrashpad,
+  killOurs,
+  processesOf,
+  processType,
+} from "./helpers/processes.ts";
 import { withBusyThreads } from "./helpers/busy_threads.ts";
 import { closedPort, htmlResponse, TestServer } from "./helpers/test_server.ts";
 
@@ -39,42 +48,9 @@ function browserOptions(onDialog: (message: string) => void = () => {}): Browser
 // ---------------------------------------------------------------------------------------------------------
 // Helpers: processes, files, errors
 
-/**
- * A process whose command line names a run folder. Chromium's child processes rewrite their title, so their
- * `/proc/<pid>/cmdline` is one space-separated string: match flags in `commandLine`, not per argument.
- */
-interface BrowserProcess {
-  pid: number;
-  commandLine: string;
-}
-
-/** Every live process whose command line contains `runFolder` (browser, zygotes, renderers, crashpad). */
-async function processesOf(runFolder: string): Promise<BrowserProcess[]> {
-  const found: BrowserProcess[] = [];
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
-      if (cmdline.includes(runFolder)) {
-        found.push({ pid: Number(entry.name), commandLine: cmdline.replaceAll("\0", " ").trim() });
-      }
-    } catch { /* exited meanwhile */ }
-  }
-  return found;
-}
-
-function isCrashpad(process: BrowserProcess): boolean {
-  return /^\S*chrome_crashpad_handler\b/.test(process.commandLine);
-}
-
-function processType(process: BrowserProcess): string | undefined {
-  return /(?:^|\s)--type=(\S+)/.exec(process.commandLine)?.[1];
-}
-
 /** The run folder of a browser process: its `--user-data-dir` is `<run folder>/p`. */
 function runFolderOfPid(pid: number): string {
-  const args = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0");
-  return runFolderFromArgs(args.join(" "));
+  return runFolderFromArgs(commandLineOf(pid));
 }
 
 function runFolderFromArgs(commandLine: string): string {
@@ -99,31 +75,6 @@ async function browserPidOf(runFolder: string): Promise<number> {
   return main[0]!.pid;
 }
 
-/** True while `pid` runs (a zombie does not count). */
-function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/**
- * SIGKILLs `pid` if it is still a process of `runFolder` (checked right before, so a PID that exited and was
- * reused is never hit). Returns whether it was signalled.
- */
-function killOurs(pid: number, runFolder: string): boolean {
-  try {
-    if (!Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes(runFolder)) return false;
-    Deno.kill(pid, "SIGKILL");
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false; // exited meanwhile
-    throw error;
-  }
-}
-
 function exists(path: string): boolean {
   try {
     Deno.statSync(path);
@@ -143,7 +94,7 @@ async function names(folder: string): Promise<string[]> {
  * and the run folder is removed and stays removed.
  */
 async function assertNothingLeft(pid: number, runFolder: string): Promise<void> {
-  assert.equal(alive(pid), false, `browser process ${pid} still runs`);
+  assert.equal(isAlive(pid), false, `browser process ${pid} still runs`);
   const tree = (await processesOf(runFolder)).filter((p) => !isCrashpad(p));
   assert.deepEqual(tree, [], "browser processes left right after close");
   assert.equal(exists(runFolder), false, `run folder ${runFolder} left behind`);
@@ -224,7 +175,7 @@ Deno.test("await using closes the browser when the block throws", async () => {
     await using browser = await Browser.start(browserOptions());
     pid = browser.pid!;
     runFolder = runFolderOfPid(pid);
-    assert.ok(alive(pid));
+    assert.ok(isAlive(pid));
     throw new Error("the row failed");
   }, /the row failed/);
   assert.ok(pid > 0 && runFolder !== "");
@@ -842,7 +793,7 @@ Deno.test("BrowserSupervisor replaces a killed browser; a renderer crash fails a
       // The crash event fails the call (measured ≈ 100 ms after the kill); 3 s is far below the 15 s deadline.
       assert.ok(ms < 3_000, `failed after ${ms.toFixed(0)} ms (deadline 15 s)`);
       assert.match(error.message, /renderer crashed/);
-      assert.ok(alive(pid), "only the renderers died");
+      assert.ok(isAlive(pid), "only the renderers died");
       // The browser process still runs but cannot be asked to close: it must not get a grace period it
       // cannot use.
       // Timed until the browser process dies, not until the whole close ends (that also drains its output
@@ -851,7 +802,7 @@ Deno.test("BrowserSupervisor replaces a killed browser; a renderer crash fails a
       // to exit); killed at once it is gone within the time the job's next timer tick takes.
       const closing = performance.now();
       const closed = supervisor.close();
-      await waitUntil(() => !alive(pid), 5_000, "the browser process to be killed");
+      await waitUntil(() => !isAlive(pid), 5_000, "the browser process to be killed");
       const killMs = performance.now() - closing;
       await closed;
       await assertNothingLeft(pid, runFolder);
@@ -935,7 +886,7 @@ Deno.test("the job process SIGKILLed: its browser tree is gone within 1 s; the n
     // loaded host.
     const left = await browserProcessesLeft(folder.tmp, 1_000);
     assert.deepEqual(left, [], `still running ${(performance.now() - started).toFixed(0)} ms after the kill`);
-    assert.equal(alive(browserPid), false);
+    assert.equal(isAlive(browserPid), false);
     assert.ok(exists(runFolder), "a killed job cannot remove its run folder");
 
     // The next launch (even one that fails) sweeps the folder of the dead run, and removes its own.

@@ -4,14 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { detailIdFor, detailMarker, type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
+import { pdfText, runJobProcess, TestFolder, waitUntil } from "./helpers/job_process.ts";
 import {
   browserProcessesLeft,
   browserProcessesUnder,
-  pdfText,
-  runJobProcess,
-  TestFolder,
-  waitUntil,
-} from "./helpers/job_process.ts";
+  isMainBrowser,
+  processType,
+} from "./helpers/processes.ts";
 import { shipmentFlags } from "./helpers/site_flags.ts";
 
 const words = (text: string) => text.replace(/\s+/g, " ");
@@ -22,24 +21,6 @@ const words = (text: string) => text.replace(/\s+/g, " ");
  */
 function shipmentArgs(sandbox: Sandbox, csv: string, out: string, jobId: string): string[] {
   return [csv, out, jobId, ...shipmentFlags(sandbox, { "consent-timeout": "0.1", "wait-timeout": "5" })];
-}
-
-/** The browser's own process (not a renderer or helper) among `pids`. */
-async function mainBrowserPid(pids: number[]): Promise<number | undefined> {
-  for (const pid of pids) {
-    const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
-    if (cmdline.includes("--remote-debugging-port") && !cmdline.includes("--type=")) return pid;
-  }
-  return undefined;
-}
-
-async function renderers(pids: number[]): Promise<number[]> {
-  const found: number[] = [];
-  for (const pid of pids) {
-    const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
-    if (cmdline.includes("--type=renderer")) found.push(pid);
-  }
-  return found;
 }
 
 for (const victim of ["browser", "renderers"] as const) {
@@ -59,10 +40,12 @@ for (const victim of ["browser", "renderers"] as const) {
           20_000,
           "row 2's page requested",
         );
-        const pids = await browserProcessesUnder(dir.tmp);
-        const targets = victim === "browser" ? [await mainBrowserPid(pids)] : await renderers(pids);
-        assert.ok(targets.length > 0 && targets.every((pid) => pid !== undefined), `${victim} among ${pids}`);
-        for (const pid of targets) Deno.kill(pid!, "SIGKILL");
+        const processes = await browserProcessesUnder(dir.tmp);
+        const targets = processes.filter((process) =>
+          victim === "browser" ? isMainBrowser(process) : processType(process) === "renderer"
+        );
+        assert.ok(targets.length > 0, `${victim} among ${JSON.stringify(processes)}`);
+        for (const { pid } of targets) Deno.kill(pid, "SIGKILL");
       },
     });
     assert.equal(run.code, 0, run.stdout);

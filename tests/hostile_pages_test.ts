@@ -25,13 +25,8 @@ import {
   writeLocalSecretFiles,
 } from "../fixtures/sandbox.ts";
 import { findChromium } from "../lib/browser/chromium_path.ts";
-import {
-  browserProcessesLeft,
-  type JobRun,
-  pdfText,
-  runJobProcess,
-  TestFolder,
-} from "./helpers/job_process.ts";
+import { type JobRun, pdfText, runJobProcess, TestFolder } from "./helpers/job_process.ts";
+import { browserProcessesLeft } from "./helpers/processes.ts";
 import { shipmentFlags } from "./helpers/site_flags.ts";
 
 /** Every vector, as the URLs a refusal log line may name. */

@@ -7,14 +7,8 @@ import { startSandbox } from "../fixtures/sandbox.ts";
 import { ChromiumProcess } from "../lib/browser/chromium_process.ts";
 import { findChromium } from "../lib/browser/chromium_path.ts";
 import { VERSION } from "../lib/job_runner.ts";
-import {
-  browserProcessesLeft,
-  jobCommandArgs,
-  pdfText,
-  ROOT,
-  runJobProcess,
-  TestFolder,
-} from "./helpers/job_process.ts";
+import { jobCommandArgs, pdfText, ROOT, runJobProcess, TestFolder } from "./helpers/job_process.ts";
+import { browserProcessesLeft } from "./helpers/processes.ts";
 
 Deno.test("--help and --version print on standard output and exit 0", async (t) => {
   for (const job of ["port", "shipment"] as const) {

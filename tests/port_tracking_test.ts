@@ -4,14 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { type Sandbox, startSandbox, STYLESHEET_MARKER } from "../fixtures/sandbox.ts";
-import {
-  browserProcessesLeft,
-  browserProcessesUnder,
-  pdfText,
-  runJobProcess,
-  TestFolder,
-  waitUntil,
-} from "./helpers/job_process.ts";
+import { pdfText, runJobProcess, TestFolder, waitUntil } from "./helpers/job_process.ts";
+import { browserProcessesLeft, browserProcessesUnder } from "./helpers/processes.ts";
 
 const FAST = ["--pause-scale=0"];
 // Waits for a job's log line (20 s) are hang guards: a job reaches its first rows 2–4 s after it starts,

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { detailIdFor, detailMarker, startSandbox } from "../fixtures/sandbox.ts";
-import { browserProcessesLeft, pdfText, runJobProcess, TestFolder } from "./helpers/job_process.ts";
+import { pdfText, runJobProcess, TestFolder } from "./helpers/job_process.ts";
+import { browserProcessesLeft } from "./helpers/processes.ts";
 import { shipmentFlags } from "./helpers/site_flags.ts";
 
 const words = (text: string) => text.replace(/\s+/g, " ");

@@ -17,7 +17,8 @@ import { type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
 import { CONSENT_ROOT_PATH, phasesReached } from "../fixtures/sandbox/holding_pages.ts";
 import { findChromium } from "../lib/browser/chromium_path.ts";
 import { ChromiumProcess } from "../lib/browser/chromium_process.ts";
-import { browserProcessesLeft, ENTRY, runJobProcess, TestFolder, waitUntil } from "./helpers/job_process.ts";
+import { ENTRY, runJobProcess, TestFolder, waitUntil } from "./helpers/job_process.ts";
+import { browserProcessesLeft, isAlive } from "./helpers/processes.ts";
 import { shipmentFlags } from "./helpers/site_flags.ts";
 
 /** The issue's bound: from the signal to the job's exit. */
@@ -320,8 +321,7 @@ async function hungWrapperTool(dir: TestFolder): Promise<Hold> {
   }
   const pids = async () =>
     (await Deno.readTextFile(started).catch(() => "")).split("\n").filter(Boolean).map(Number);
-  const alive = async () =>
-    (await Promise.all((await pids()).map(async (pid) => (await isAlive(pid)) ? [pid] : []))).flat();
+  const alive = async () => (await pids()).filter(isAlive);
   return {
     flags: [`--chrome-path=${DEBIAN_WRAPPER}`],
     env: { PATH: `${tools}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}` },
@@ -453,16 +453,6 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
     return await Promise.race([promise.then(() => true, () => true), late]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/** Whether process `pid` exists and is not a zombie. */
-async function isAlive(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
   }
 }
 

@@ -118,35 +118,6 @@ export class TestFolder implements AsyncDisposable {
   }
 }
 
-/**
- * Process ids of the browser processes whose command line names `marker` (a test's TMPDIR: every
- * Chromium a job starts there carries it in `--user-data-dir`). Linux only.
- */
-export async function browserProcessesUnder(marker: string): Promise<number[]> {
-  const pids: number[] = [];
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
-      if (cmdline.includes(marker) && !cmdline.includes("deno")) pids.push(Number(entry.name));
-    } catch { /* exited meanwhile */ }
-  }
-  return pids;
-}
-
-/**
- * Waits up to `ms` for every browser process under `marker` to be gone, and returns those still alive.
- * (Chromium's crash handler leaves on its own within about a second of the browser's exit.)
- */
-export async function browserProcessesLeft(marker: string, ms = 3_000): Promise<number[]> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const left = await browserProcessesUnder(marker);
-    if (left.length === 0 || Date.now() > until) return left;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** The text of a PDF, read back with `pdftotext`. */
 export async function pdfText(path: string): Promise<string> {
   const { success, stdout, stderr } = await new Deno.Command("pdftotext", { args: ["-layout", path, "-"] })

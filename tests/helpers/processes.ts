@@ -1,0 +1,102 @@
+/**
+ * Test helpers: the processes of this machine, read from `/proc` (Linux only). Tests find a browser's
+ * processes by a marker in their command line (a run folder or a test's TMPDIR: every Chromium process
+ * carries it in `--user-data-dir`) and only ever signal the PIDs found that way.
+ *
+ * @module
+ */
+
+/**
+ * A live process. Chromium's child processes rewrite their title, so their `/proc/<pid>/cmdline` is one
+ * space-separated string: match flags in `commandLine`, not per argument.
+ */
+export interface ProcessInfo {
+  pid: number;
+  /** The command line, arguments joined by spaces. */
+  commandLine: string;
+}
+
+/** The command line of `pid`, arguments joined by spaces; "" when the process is gone. */
+export function commandLineOf(pid: number): string {
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/cmdline`).replaceAll("\0", " ").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** Every live process whose command line contains `marker` (browser, zygotes, renderers, crashpad…). */
+export async function processesOf(marker: string): Promise<ProcessInfo[]> {
+  const found: ProcessInfo[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
+      if (cmdline.includes(marker)) {
+        found.push({ pid: Number(entry.name), commandLine: cmdline.replaceAll("\0", " ").trim() });
+      }
+    } catch { /* exited meanwhile */ }
+  }
+  return found;
+}
+
+/** True while `pid` runs (a zombie does not count). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SIGKILLs `pid` if its command line still contains `marker` (checked right before, so a PID that exited
+ * and was reused is never hit). Returns whether it was signalled.
+ */
+export function killOurs(pid: number, marker: string): boolean {
+  try {
+    if (!Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes(marker)) return false;
+    Deno.kill(pid, "SIGKILL");
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false; // exited meanwhile
+    throw error;
+  }
+}
+
+/** Chromium's crash handler, which outlives the browser by up to a second. */
+export function isCrashpad(process: ProcessInfo): boolean {
+  return /^\S*chrome_crashpad_handler\b/.test(process.commandLine);
+}
+
+/** A Chromium process's `--type=` (renderer, zygote, gpu-process…); undefined for the browser itself. */
+export function processType(process: ProcessInfo): string | undefined {
+  return /(?:^|\s)--type=(\S+)/.exec(process.commandLine)?.[1];
+}
+
+/** The browser's own (main) process: neither a typed child nor the crash handler. */
+export function isMainBrowser(process: ProcessInfo): boolean {
+  return !isCrashpad(process) && processType(process) === undefined;
+}
+
+/**
+ * The browser processes whose command line names `marker` (a test's TMPDIR: every Chromium a job starts
+ * there carries it in `--user-data-dir`); the job's own Deno process does not count.
+ */
+export async function browserProcessesUnder(marker: string): Promise<ProcessInfo[]> {
+  return (await processesOf(marker)).filter((process) => !process.commandLine.includes("deno"));
+}
+
+/**
+ * Waits up to `ms` for every browser process under `marker` to be gone, and returns the PIDs still alive.
+ * (Chromium's crash handler leaves on its own within about a second of the browser's exit.)
+ */
+export async function browserProcessesLeft(marker: string, ms = 3_000): Promise<number[]> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const left = (await browserProcessesUnder(marker)).map((process) => process.pid);
+    if (left.length === 0 || Date.now() > until) return left;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
