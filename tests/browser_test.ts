@@ -35,7 +35,7 @@ import {
   processType,
 } from "./helpers/processes.ts";
 import { withBusyThreads } from "./helpers/busy_threads.ts";
-import { closedPort, htmlResponse, TestServer } from "./helpers/test_server.ts";
+import { closedPort, htmlResponse, TestServer } from "../fixtures/sandbox/http_server.ts";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const ERROR_PAGE = "chrome-error://chromewebdata/";

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
 import { completePortJob, completeShipmentJob, type JobServer } from "../lib/job_server/completion.ts";
 import { JobServerClient } from "../lib/job_server/client.ts";
+import { closedPort, TestServer } from "../fixtures/sandbox/http_server.ts";
 
 // A real local job server: records each call (upload: file name, type, content; complete: JSON body)
 // and answers each upload by file name from `uploadAnswers` (default: success with a /srv path).
@@ -16,32 +17,29 @@ interface Call {
 
 type UploadAnswer = "ok" | "fail" | "500";
 
+/** The job server's two routes on the shared test server; every call recorded, uploads answered by name. */
 class StubServer {
   readonly calls: Call[] = [];
   uploadAnswers: Record<string, UploadAnswer> = {};
   completeOk = true;
-  readonly #server: Deno.HttpServer<Deno.NetAddr>;
-
-  constructor() {
-    this.#server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
-      const action = new URL(req.url).pathname.split("/").pop() ?? "";
-      if (action === "upload-log") {
-        const file = (await req.formData()).get("logFile");
-        assert.ok(file instanceof File);
-        const content = await file.text();
-        this.calls.push({ action, fileName: file.name, type: file.type, content });
-        const answer = this.uploadAnswers[file.name] ?? "ok";
-        if (answer === "500") return Response.json({ success: false, error: "boom" }, { status: 500 });
-        if (answer === "fail") return Response.json({ success: false, error: "rejected" });
-        return Response.json({ success: true, logFilePath: `/srv/${file.name}` });
-      }
-      this.calls.push({ action, json: await req.json() });
-      return Response.json(this.completeOk ? { success: true } : { success: false, error: "nope" });
-    });
-  }
+  readonly #server = TestServer.start().fallback(async (req) => {
+    const action = new URL(req.url).pathname.split("/").pop() ?? "";
+    if (action === "upload-log") {
+      const file = (await req.formData()).get("logFile");
+      assert.ok(file instanceof File);
+      const content = await file.text();
+      this.calls.push({ action, fileName: file.name, type: file.type, content });
+      const answer = this.uploadAnswers[file.name] ?? "ok";
+      if (answer === "500") return Response.json({ success: false, error: "boom" }, { status: 500 });
+      if (answer === "fail") return Response.json({ success: false, error: "rejected" });
+      return Response.json({ success: true, logFilePath: `/srv/${file.name}` });
+    }
+    this.calls.push({ action, json: await req.json() });
+    return Response.json(this.completeOk ? { success: true } : { success: false, error: "nope" });
+  });
 
   get baseUrl(): string {
-    return `http://127.0.0.1:${this.#server.addr.port}`;
+    return this.#server.url("");
   }
 
   reset(): void {
@@ -50,8 +48,8 @@ class StubServer {
     this.completeOk = true;
   }
 
-  async close(): Promise<void> {
-    await this.#server.shutdown();
+  close(): Promise<void> {
+    return this.#server.close();
   }
 }
 
@@ -99,10 +97,7 @@ function clientFor(baseUrl: string, jobId = "J1"): JobServerClient {
 }
 
 function closedPortUrl(): string {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = listener.addr.port;
-  listener.close();
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${closedPort()}`;
 }
 
 const CSV =

@@ -9,7 +9,7 @@ import { Browser } from "../lib/browser/browser.ts";
 import { acceptCookieConsent, CONSENT_BUTTON_SELECTORS } from "../lib/shipment/consent.ts";
 import type { Tab } from "../lib/browser/tab.ts";
 import { waitUntil } from "./helpers/job_process.ts";
-import { TestServer } from "./helpers/test_server.ts";
+import { TestServer } from "../fixtures/sandbox/http_server.ts";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 

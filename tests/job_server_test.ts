@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
 import { formatCredits, type JobData, jobDataFor, JobServerClient } from "../lib/job_server/client.ts";
+import { closedPort, TestServer } from "../fixtures/sandbox/http_server.ts";
 
 // A real local job server that records every request; each step sets how it answers.
 
@@ -26,60 +27,51 @@ interface Recorded {
 
 type Answer = (rec: Recorded, wait: () => Promise<void>) => Response | Promise<Response>;
 
+/** The job server on the shared test server: every request recorded with its body, answered by `answer`. */
 class StubServer {
   readonly requests: Recorded[] = [];
   answer: Answer = () => Response.json({ success: true, logFilePath: "/srv/logs/file" });
-  readonly #shutdown = new AbortController();
-  readonly #server: Deno.HttpServer<Deno.NetAddr>;
-
-  constructor() {
-    this.#server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
-      const raw = await req.clone().text();
-      const rec: Recorded = {
-        method: req.method,
-        path: new URL(req.url).pathname,
-        contentType: req.headers.get("content-type") ?? "",
-        fields: [],
-        files: [],
-        raw,
-      };
-      if (rec.contentType.startsWith("multipart/form-data")) {
-        for (const [name, value] of await req.formData()) {
-          if (typeof value === "string") rec.fields.push([name, value]);
-          else rec.files.push({ name, fileName: value.name, type: value.type, content: await value.text() });
-        }
-      } else if (rec.contentType.startsWith("application/json")) {
-        rec.json = JSON.parse(raw);
+  readonly #server = TestServer.start().fallback(async (req, closing) => {
+    const raw = await req.clone().text();
+    const rec: Recorded = {
+      method: req.method,
+      path: new URL(req.url).pathname,
+      contentType: req.headers.get("content-type") ?? "",
+      fields: [],
+      files: [],
+      raw,
+    };
+    if (rec.contentType.startsWith("multipart/form-data")) {
+      for (const [name, value] of await req.formData()) {
+        if (typeof value === "string") rec.fields.push([name, value]);
+        else rec.files.push({ name, fileName: value.name, type: value.type, content: await value.text() });
       }
-      this.requests.push(rec);
-      // "Slow" answers wait here until the server shuts down, so shutdown is prompt. (Not on req.signal:
-      // Deno.serve's legacy abort-on-success behaviour prints a deprecation notice when it is used.)
-      const signal = this.#shutdown.signal;
-      const wait = () =>
-        new Promise<void>((resolve) => {
-          if (signal.aborted) resolve();
-          else signal.addEventListener("abort", () => resolve(), { once: true });
-        });
-      return await this.answer(rec, wait);
-    });
-  }
+    } else if (rec.contentType.startsWith("application/json")) {
+      rec.json = JSON.parse(raw);
+    }
+    this.requests.push(rec);
+    // "Slow" answers wait here until the server closes, so closing is prompt. (Not on req.signal:
+    // Deno.serve's legacy abort-on-success behaviour prints a deprecation notice when it is used.)
+    const wait = () =>
+      new Promise<void>((resolve) => {
+        if (closing.aborted) resolve();
+        else closing.addEventListener("abort", () => resolve(), { once: true });
+      });
+    return await this.answer(rec, wait);
+  });
 
   get baseUrl(): string {
-    return `http://127.0.0.1:${this.#server.addr.port}`;
+    return this.#server.url("");
   }
 
-  async close(): Promise<void> {
-    this.#shutdown.abort();
-    await this.#server.shutdown();
+  close(): Promise<void> {
+    return this.#server.close();
   }
 }
 
-/** A URL on which nothing listens: bind a port, then free it. */
+/** A URL on which nothing listens. */
 function closedPortUrl(): string {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = listener.addr.port;
-  listener.close();
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${closedPort()}`;
 }
 
 const records: LogRecord[] = [];

@@ -12,7 +12,7 @@ import type { Refusals } from "../lib/browser/page_guard.ts";
 import type { Tab } from "../lib/browser/tab.ts";
 import { UrlPolicy } from "../lib/browser/url_policy.ts";
 import { pdfText, TestFolder, waitUntil } from "./helpers/job_process.ts";
-import { htmlResponse, TestServer } from "./helpers/test_server.ts";
+import { htmlResponse, TestServer } from "../fixtures/sandbox/http_server.ts";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 /** The report's own text, which every PDF must show. */

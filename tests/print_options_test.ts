@@ -5,7 +5,7 @@ import { Browser } from "../lib/browser/browser.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
 import { portPrintParams, shipmentPrintParams } from "../lib/browser/print_options.ts";
 import { TestFolder } from "./helpers/job_process.ts";
-import { TestServer } from "./helpers/test_server.ts";
+import { TestServer } from "../fixtures/sandbox/http_server.ts";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 /** 210 × 297 mm in PDF points; Chromium rounds to whole device pixels, so sizes are compared to ±2 pt. */
