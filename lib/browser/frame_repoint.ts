@@ -27,7 +27,11 @@ export type RepointStep = "resolved" | "point again" | "wait";
 
 /** What {@linkcode repointStep} compares the frame's state now with. */
 export interface RepointContext {
-  /** The frame's state when it was first pointed (undefined for a frame that had reported nothing yet). */
+  /**
+   * The frame as the tracker held it when it was first pointed (undefined for a frame that had reported
+   * nothing yet). It is the tracker's own object: a frame that was still being asked what it shows settles in
+   * it, a later commit replaces it.
+   */
   before: Pick<ChildFrame, "requested"> | undefined;
   /** The `src` in the frame element's markup when it was first pointed. */
   markup: string;
