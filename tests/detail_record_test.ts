@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { closedPort, TestServer } from "../fixtures/sandbox/http_server.ts";
 import {
   detailUrl,
   fetchDetailHtml,
@@ -172,23 +173,15 @@ Deno.test("detail_record: resolveDetailId and fetchDetailHtml against a local se
   const stopSlow = new AbortController();
   /** The current handler of `/rp/index.php`; each step sets its own. */
   let handler: Handler = () => new Response("unset", { status: 500 });
-  const requests: string[] = [];
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen() {},
-  }, (request) => {
-    const url = new URL(request.url);
-    requests.push(`${url.pathname}${url.search}`);
-    if (url.pathname !== "/rp/index.php") return new Response("not found", { status: 404 });
-    return handler(url);
-  });
-  const reporting = `http://127.0.0.1:${server.addr.port}/rp/index.php`;
+  const server = TestServer.start().route("/rp/index.php", (request) => handler(new URL(request.url)));
+  /** Path and query of every request since the step began. */
+  const requests = () => server.requests.map((request) => request.path);
+  const reporting = server.url("/rp/index.php");
   const problems: string[] = [];
   const options = { timeoutMs: 2_000, onProblem: (reason: string) => problems.push(reason) };
   const reset = (next: Handler) => {
     handler = next;
-    requests.length = 0;
+    server.requests.length = 0;
     problems.length = 0;
   };
   const isSearch = (url: URL) => url.searchParams.get("ref") === "/search";
@@ -209,7 +202,7 @@ Deno.test("detail_record: resolveDetailId and fetchDetailHtml against a local se
         );
         assert.equal(await resolveDetailId(reporting, "FCR 1&2", options), `${status}0`);
         // Exactly one request: the redirect is not followed.
-        assert.deepEqual(requests, [`/rp/index.php?ref=/search&search=FCR%201%262`]);
+        assert.deepEqual(requests(), [`/rp/index.php?ref=/search&search=FCR%201%262`]);
         assert.deepEqual(problems, []);
       });
     }
@@ -256,11 +249,8 @@ Deno.test("detail_record: resolveDetailId and fetchDetailHtml against a local se
     }
 
     await t.step("connection refused: undefined, with a reason", async () => {
-      const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-      const closedPort = listener.addr.port;
-      listener.close();
       problems.length = 0;
-      const result = await resolveDetailId(`http://127.0.0.1:${closedPort}/rp/index.php`, "FCR1", options);
+      const result = await resolveDetailId(`http://127.0.0.1:${closedPort()}/rp/index.php`, "FCR1", options);
       assert.equal(result, undefined);
       assert.equal(problems.length, 1);
       assert.match(problems[0]!, /failed/);
@@ -304,7 +294,7 @@ Deno.test("detail_record: resolveDetailId and fetchDetailHtml against a local se
         return new Response("", { status: 404 });
       });
       assert.equal(await fetchDetailHtml(reporting, "FCR/9", options), "DETAIL FCR/9");
-      assert.deepEqual(requests, [
+      assert.deepEqual(requests(), [
         "/rp/index.php?ref=/search&search=FCR%2F9",
         "/rp/index.php?ref=/fcr&id=8&txt=FCR%2F9",
       ]);
@@ -337,13 +327,13 @@ Deno.test("detail_record: resolveDetailId and fetchDetailHtml against a local se
     });
 
     await t.step("fetchDetailHtml: unreachable server → empty string", async () => {
-      const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-      const closedPort = listener.addr.port;
-      listener.close();
-      assert.equal(await fetchDetailHtml(`http://127.0.0.1:${closedPort}/rp/index.php`, "FCR1", options), "");
+      assert.equal(
+        await fetchDetailHtml(`http://127.0.0.1:${closedPort()}/rp/index.php`, "FCR1", options),
+        "",
+      );
     });
   } finally {
     stopSlow.abort();
-    await server.shutdown();
+    await server.close();
   }
 });
