@@ -1,19 +1,20 @@
 /**
  * `deno task bench`: the end-to-end benchmark of issue 6. Starts the sandbox in this process, then runs
- * the project's jobs and the floor (`bench/floor.ts`) side by side, the memory run and the timing-fidelity
- * run, and prints Markdown tables (progress goes to standard error).
+ * the project's jobs and the floor (`bench/floor/floor.ts`) side by side, the memory run and the
+ * timing-fidelity run, and prints Markdown tables (progress goes to standard error). Its machinery is in
+ * `bench/harness/`.
  *
  * @module
  */
 import { findChromium } from "../lib/browser/chromium_path.ts";
 import { type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
-import { type BenchOptions, HelpRequested, parseBenchOptions, USAGE } from "./bench_options.ts";
-import { runRounds } from "./comparison_rounds.ts";
-import { breakdownSection, jobSection, taggedSection } from "./comparison_table.ts";
-import { fidelitySection, runFidelity } from "./fidelity_run.ts";
-import { benchRows } from "./inputs.ts";
-import { measureRun } from "./measure_run.ts";
-import { memorySection, runMemory } from "./memory_run.ts";
+import { type BenchOptions, HelpRequested, parseBenchOptions, USAGE } from "./harness/bench_options.ts";
+import { runRounds } from "./harness/comparison_rounds.ts";
+import { breakdownSection, jobSection, taggedSection } from "./harness/comparison_table.ts";
+import { fidelitySection, runFidelity } from "./harness/fidelity_run.ts";
+import { benchRows } from "./harness/inputs.ts";
+import { measureRun } from "./harness/measure_run.ts";
+import { memorySection, runMemory } from "./harness/memory_run.ts";
 
 // `deno bench` also loads every *_bench.ts file: only run when started as the main module.
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Sandbox } from "../fixtures/sandbox.ts";
+import type { Sandbox } from "../../fixtures/sandbox.ts";
 import { benchRows } from "./inputs.ts";
 import { mb, table } from "./markdown.ts";
 import { measureRun, type RunOutcome } from "./measure_run.ts";

@@ -12,17 +12,17 @@
  *
  * Not part of `deno task bench`:
  *
- *     deno run -A --v8-flags=--expose-gc bench/diagnose_connection_memory.ts [--calls 2000]
+ *     deno run -A --v8-flags=--expose-gc bench/diagnostics/connection_memory.ts [--calls 2000]
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import CDP from "chrome-remote-interface";
-import { CdpConnection } from "../lib/browser/cdp_connection.ts";
-import { ChromiumProcess } from "../lib/browser/chromium_process.ts";
-import { findChromium } from "../lib/browser/chromium_path.ts";
-import { withDeadline } from "../lib/browser/deadline.ts";
-import { table } from "./markdown.ts";
+import { CdpConnection } from "../../lib/browser/cdp_connection.ts";
+import { ChromiumProcess } from "../../lib/browser/chromium_process.ts";
+import { findChromium } from "../../lib/browser/chromium_path.ts";
+import { withDeadline } from "../../lib/browser/deadline.ts";
+import { table } from "../harness/markdown.ts";
 
 interface RawClient {
   send(method: string, params?: object, sessionId?: string): Promise<unknown>;
@@ -50,7 +50,9 @@ try {
   const project = await CdpConnection.connect(endpoint, 20_000);
   const raw = await (CDP({ target: endpoint, local: true }) as Promise<RawClient>);
   const { targetInfos } = await project.send("Target.getTargets", {}, 10_000);
-  const targetId = targetInfos.find((t: { type: string }) => t.type === "page").targetId;
+  const page = targetInfos.find((t: { type: string }) => t.type === "page");
+  if (!page) throw new Error("the browser shows no page");
+  const targetId = page.targetId;
   const { sessionId } = await project.send("Target.attachToTarget", { targetId, flatten: true }, 10_000);
   const raw2 = (await raw.send("Target.attachToTarget", { targetId, flatten: true })) as {
     sessionId: string;

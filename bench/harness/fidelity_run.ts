@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { Sandbox } from "../fixtures/sandbox.ts";
-import { SPEC_PAUSES_MS } from "../lib/timings.ts";
+import type { Sandbox } from "../../fixtures/sandbox.ts";
+import { SPEC_PAUSES_MS } from "../../lib/timings.ts";
 import { benchRows } from "./inputs.ts";
 import { table } from "./markdown.ts";
 import { measureRun, type RunOutcome } from "./measure_run.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Sandbox } from "../fixtures/sandbox.ts";
+import type { Sandbox } from "../../fixtures/sandbox.ts";
 import { benchRows, type JobName } from "./inputs.ts";
 import { measureRun, type RunOutcome } from "./measure_run.ts";
 import type { Runner } from "./run_plans.ts";

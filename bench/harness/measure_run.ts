@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { Sandbox } from "../fixtures/sandbox.ts";
-import type { FloorReport } from "./floor.ts";
+import type { Sandbox } from "../../fixtures/sandbox.ts";
+import type { FloorReport } from "../floor/floor.ts";
 import { runMeasured } from "./measured_process.ts";
 import { type ProjectLog, readProjectLog } from "./project_log.ts";
 import { type RunMetrics, runMetrics } from "./run_metrics.ts";

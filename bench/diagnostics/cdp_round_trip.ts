@@ -3,17 +3,17 @@
  * package, via `CdpConnection`) and through the floor's (Deno's built-in WebSocket), on one browser,
  * alternating blocks so both see the same machine load. Not part of `deno task bench`:
  *
- *     deno run -A bench/diagnose_cdp_round_trip.ts [--calls 300] [--blocks 6]
+ *     deno run -A bench/diagnostics/cdp_round_trip.ts [--calls 300] [--blocks 6]
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { CdpConnection } from "../lib/browser/cdp_connection.ts";
-import { ChromiumProcess } from "../lib/browser/chromium_process.ts";
-import { findChromium } from "../lib/browser/chromium_path.ts";
-import { FloorCdp } from "./floor_cdp.ts";
-import { table } from "./markdown.ts";
-import { median } from "./stats.ts";
+import { CdpConnection } from "../../lib/browser/cdp_connection.ts";
+import { ChromiumProcess } from "../../lib/browser/chromium_process.ts";
+import { findChromium } from "../../lib/browser/chromium_path.ts";
+import { FloorCdp } from "../floor/floor_cdp.ts";
+import { table } from "../harness/markdown.ts";
+import { median } from "../harness/stats.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

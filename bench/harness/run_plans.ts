@@ -7,11 +7,15 @@
  *
  * @module
  */
-import denoConfig from "../deno.json" with { type: "json" };
-import type { Sandbox } from "../fixtures/sandbox.ts";
-import { JOB_RUNTIME_FLAGS } from "../scripts/compile.ts";
+import { fileURLToPath } from "node:url";
+import denoConfig from "../../deno.json" with { type: "json" };
+import type { Sandbox } from "../../fixtures/sandbox.ts";
+import { JOB_RUNTIME_FLAGS } from "../../scripts/compile.ts";
 import { benchCsv, type BenchRow, type JobName } from "./inputs.ts";
 import type { ProcessSpec } from "./measured_process.ts";
+
+/** The floor's script: it runs as a process of its own, spawned by path. */
+const FLOOR_SCRIPT = fileURLToPath(new URL("../floor/floor.ts", import.meta.url));
 
 /** Who does the work. */
 export type Runner = "project" | "floor";
@@ -100,7 +104,7 @@ function floorArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: strin
     // The same runtime flags as the jobs: the floor differs in code only.
     ...JOB_RUNTIME_FLAGS,
     "--quiet",
-    "bench/floor.ts",
+    FLOOR_SCRIPT,
     `--job=${plan.job}`,
     `--input=${input}`,
     `--out=${outDir}`,

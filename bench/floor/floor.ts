@@ -8,8 +8,8 @@
  * `--auto-attach` add one of the project's choices each (a tab of its own instead of the browser's first;
  * auto-attaching to out-of-process frames) to price it.
  *
- *     deno run -A bench/floor.ts --job=port --input=in.csv --out=DIR --port-url=URL [--tagged]
- *     deno run -A bench/floor.ts --job=shipment --input=in.csv --out=DIR --tracking-portal-url=URL \
+ *     deno run -A bench/floor/floor.ts --job=port --input=in.csv --out=DIR --port-url=URL [--tagged]
+ *     deno run -A bench/floor/floor.ts --job=shipment --input=in.csv --out=DIR --tracking-portal-url=URL \
  *       --reporting-url=URL --frame-selector=SEL [--tagged]
  *
  * Prints one JSON line ({@linkcode FloorReport}) on standard output at the end.
@@ -17,10 +17,10 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { chromiumFlags } from "../lib/browser/chromium_flags.ts";
-import { findChromium } from "../lib/browser/chromium_path.ts";
-import { pdfFileName } from "../lib/file_names.ts";
-import { portPrintParams, shipmentPrintParams } from "../lib/browser/print_options.ts";
+import { chromiumFlags } from "../../lib/browser/chromium_flags.ts";
+import { findChromium } from "../../lib/browser/chromium_path.ts";
+import { pdfFileName } from "../../lib/file_names.ts";
+import { portPrintParams, shipmentPrintParams } from "../../lib/browser/print_options.ts";
 import { FloorCdp } from "./floor_cdp.ts";
 
 /** When this module's body starts: every import is loaded and evaluated by then. */
@@ -58,7 +58,7 @@ const { values } = parseArgs({
     out: { type: "string" },
     tagged: { type: "boolean" },
     "pause-scale": { type: "string", default: "0" },
-    // Ablations, to price one project choice at a time (bench/diagnose_floor_variants.ts):
+    // Ablations, to price one project choice at a time (bench/diagnostics/floor_variants.ts):
     "new-tab": { type: "boolean" },
     "auto-attach": { type: "boolean" },
     "port-url": { type: "string" },

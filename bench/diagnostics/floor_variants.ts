@@ -4,17 +4,17 @@
  * (`Target.setAutoAttach`, which the project needs to see where the detail frame ended). The variants run
  * as separate processes, alternating, measured like `deno task bench` measures. Not part of it:
  *
- *     deno run -A bench/diagnose_floor_variants.ts [--job shipment] [--rows 40] [--rounds 3]
+ *     deno run -A bench/diagnostics/floor_variants.ts [--job shipment] [--rows 40] [--rounds 3]
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { startSandbox } from "../fixtures/sandbox.ts";
-import { benchRows, type JobName } from "./inputs.ts";
-import { formatSpread, table } from "./markdown.ts";
-import { measureRun } from "./measure_run.ts";
-import type { RunMetrics } from "./run_metrics.ts";
-import { spread } from "./stats.ts";
+import { startSandbox } from "../../fixtures/sandbox.ts";
+import { benchRows, type JobName } from "../harness/inputs.ts";
+import { formatSpread, table } from "../harness/markdown.ts";
+import { measureRun } from "../harness/measure_run.ts";
+import type { RunMetrics } from "../harness/run_metrics.ts";
+import { spread } from "../harness/stats.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

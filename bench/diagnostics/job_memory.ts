@@ -5,17 +5,17 @@
  * sandbox runs here too; its request log is emptied at each checkpoint so only the job's memory counts.
  * Not part of `deno task bench`:
  *
- *     deno run -A --v8-flags=--expose-gc bench/diagnose_job_memory.ts [--rows 1000]
+ *     deno run -A --v8-flags=--expose-gc bench/diagnostics/job_memory.ts [--rows 1000]
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { startSandbox } from "../fixtures/sandbox.ts";
-import { runPortTracking } from "../jobs/port_tracking.ts";
-import { parsePortCommand } from "../lib/job_config.ts";
-import { startJobLog } from "../lib/job_log.ts";
-import { benchCsv, benchRows } from "./inputs.ts";
-import { table } from "./markdown.ts";
+import { startSandbox } from "../../fixtures/sandbox.ts";
+import { runPortTracking } from "../../jobs/port_tracking.ts";
+import { parsePortCommand } from "../../lib/job_config.ts";
+import { startJobLog } from "../../lib/job_log.ts";
+import { benchCsv, benchRows } from "../harness/inputs.ts";
+import { table } from "../harness/markdown.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { rows: { type: "string", default: "1000" } } });
 const gc = (globalThis as { gc?: () => void }).gc;

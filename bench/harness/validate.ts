@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { detailIdFor, detailMarker } from "../fixtures/sandbox.ts";
-import { pdfFileName } from "../lib/file_names.ts";
+import { detailIdFor, detailMarker } from "../../fixtures/sandbox.ts";
+import { pdfFileName } from "../../lib/file_names.ts";
 import type { BenchRow, JobName } from "./inputs.ts";
 
 /** What the check found. */

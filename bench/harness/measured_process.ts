@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { RssSampler, type SamplerReport } from "./rss_sampler.ts";
 
 /** The project's root folder (every process runs there, as the tasks do). */
-export const ROOT = fileURLToPath(new URL("../", import.meta.url));
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** What to run. */
 export interface ProcessSpec {
