@@ -86,15 +86,8 @@ function projectArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: str
   const args = [...taskArgs(plan.job), input, outDir, `bench-${plan.job}`];
   args.push(`--pause-scale=${plan.pauseScale}`);
   if (plan.tagged) args.push("--tagged-pdf");
-  if (plan.job === "port") args.push(`--port-url=${sandbox.portUrl}`);
-  else {
-    args.push(
-      `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
-      `--reporting-url=${sandbox.reportingUrl}`,
-      `--frame-selector=${sandbox.frameSelector}`,
-      `--consent-timeout=${plan.consentTimeoutS}`,
-    );
-  }
+  args.push(...siteArgs(plan.job, sandbox));
+  if (plan.job === "shipment") args.push(`--consent-timeout=${plan.consentTimeoutS}`);
   return args;
 }
 
@@ -111,14 +104,15 @@ function floorArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: strin
   ];
   if (plan.tagged) args.push("--tagged");
   if (plan.pauseScale > 0) args.push(`--pause-scale=${plan.pauseScale}`);
-  args.push(...plan.floorFlags ?? []);
-  if (plan.job === "port") args.push(`--port-url=${sandbox.portUrl}`);
-  else {
-    args.push(
-      `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
-      `--reporting-url=${sandbox.reportingUrl}`,
-      `--frame-selector=${sandbox.frameSelector}`,
-    );
-  }
+  args.push(...plan.floorFlags ?? [], ...siteArgs(plan.job, sandbox));
   return args;
+}
+
+/** The sandbox's sites of a job, as flags the project's jobs and the floor both take. */
+function siteArgs(job: JobName, sandbox: Sandbox): string[] {
+  return job === "port" ? [`--port-url=${sandbox.portUrl}`] : [
+    `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
+    `--reporting-url=${sandbox.reportingUrl}`,
+    `--frame-selector=${sandbox.frameSelector}`,
+  ];
 }
