@@ -67,7 +67,7 @@ export { type FrameLoad, type PageFunction, Tab, type TabOptions } from "./lib/b
 export { type InterceptPattern, UrlPolicy } from "./lib/browser/url_policy.ts";
 export type { Refusals } from "./lib/browser/page_guard.ts";
 export { printPdfFile } from "./lib/browser/pdf_output.ts";
-export { portPrintParams, shipmentPrintParams } from "./lib/browser/print_options.ts";
+export { portPrintParams, type PrintParams, shipmentPrintParams } from "./lib/browser/print_options.ts";
 
 // Input, output and results.
 export {

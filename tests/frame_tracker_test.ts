@@ -158,7 +158,11 @@ Deno.test("FrameTracker: an OOPIF frame not held, arriving with its error page c
       cdp.emit(swap);
       await settle();
       assert.deepEqual(cdp.sentTo(sessionId), ["Fetch.enable", "Runtime.evaluate"]);
-      assert.equal(cdp.sent.at(-1)?.params.awaitPromise, true, "it waits in the frame for its load");
+      assert.equal(
+        (cdp.sent.at(-1)?.params as { awaitPromise?: boolean }).awaitPromise,
+        true,
+        "it waits in the frame for its load",
+      );
       answer(ERROR_PAGE);
       await settle();
       const errorPageLoaded = {

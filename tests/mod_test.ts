@@ -26,6 +26,7 @@ import type {
   PortReport,
   PortResult,
   PortRow,
+  PrintParams,
   Refusals,
   ReportingRequestOptions,
   RowStatus,

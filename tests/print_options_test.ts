@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { Browser } from "../lib/browser/browser.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { portPrintParams, shipmentPrintParams } from "../lib/browser/print_options.ts";
+import { portPrintParams, type PrintParams, shipmentPrintParams } from "../lib/browser/print_options.ts";
 import { TestFolder } from "./helpers/job_process.ts";
 import { TestServer } from "../fixtures/sandbox/http_server.ts";
 
@@ -122,7 +122,7 @@ Deno.test("print options against real Chromium: paper size, background and margi
   site.html("/plain", colouredPage(undefined));
   await using browser = await startBrowser();
   /** Prints `path` of the site with `params` and returns the PDF's path. */
-  const print = async (path: string, params: object) => {
+  const print = async (path: string, params: PrintParams) => {
     assert.equal(await browser.tab.navigate(site.url(path), 5_000), true);
     const name = `${path.slice(1)}-${crypto.randomUUID()}.pdf`;
     await printPdfFile(browser.tab, folder.out, name, params, 20_000);

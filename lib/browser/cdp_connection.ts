@@ -5,6 +5,7 @@
  * @module
  */
 import CDP from "chrome-remote-interface";
+import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.d.ts";
 import { untilAborted, withDeadline } from "./deadline.ts";
 import { BrowserGoneError, BrowserLaunchError, errorText } from "../errors.ts";
 
@@ -19,9 +20,31 @@ interface CriClient {
   close(): Promise<void>;
 }
 
-/** Any CDP result or event payload: the protocol's shapes are checked where they are read. */
-// deno-lint-ignore no-explicit-any
-export type CdpResult = any;
+/** A DevTools Protocol command's name, e.g. `"Page.printToPDF"`. */
+export type CdpCommand = keyof ProtocolMapping.Commands;
+
+/** The parameters of `M` (an empty object for a command that takes none). */
+export type CdpParams<M extends CdpCommand> = ProtocolMapping.Commands[M]["paramsType"] extends [(infer P)?]
+  ? NonNullable<P>
+  : Record<never, never>;
+
+/** What the browser answers to `M`. */
+export type CdpReturn<M extends CdpCommand> = ProtocolMapping.Commands[M]["returnType"];
+
+/** A DevTools Protocol event's name, e.g. `"Page.loadEventFired"`. */
+export type CdpEvent = keyof ProtocolMapping.Events;
+
+/** The payload of event `E`. */
+export type CdpEventParams<E extends CdpEvent> = ProtocolMapping.Events[E] extends [infer P] ? P
+  : Record<never, never>;
+
+/** Sends one command to one session (a tab's, say), as {@linkcode CdpConnection.send} does with its id. */
+export type SessionSend = <M extends CdpCommand>(
+  method: M,
+  params: CdpParams<M>,
+  timeoutMs: number,
+  label?: string,
+) => Promise<CdpReturn<M>>;
 
 /** A waiter for one event, created before the command that triggers it. */
 export interface EventWaiter<T> {
@@ -149,13 +172,13 @@ export class CdpConnection {
    * @throws {CdpTimeoutError} past the deadline; {@linkcode BrowserGoneError} when the browser is gone;
    * the stop's reason once the run is asked to stop; the protocol's own error otherwise.
    */
-  send(
-    method: string,
-    params: object,
+  send<M extends CdpCommand>(
+    method: M,
+    params: CdpParams<M>,
     timeoutMs: number,
     sessionId?: string,
-    label = method,
-  ): Promise<CdpResult> {
+    label: string = method,
+  ): Promise<CdpReturn<M>> {
     if (this.#goneReason !== undefined) return Promise.reject(new BrowserGoneError(this.#goneReason));
     if (this.#stop?.aborted) return Promise.reject(this.#stop.reason);
     const sent = this.#client.send(method, params, sessionId).catch(async (error) => {
@@ -165,13 +188,17 @@ export class CdpConnection {
       throw new BrowserGoneError(this.#goneReason ?? "the browser closed its DevTools connection");
     });
     sent.catch(() => {});
-    return withDeadline(this.untilGone(sent), timeoutMs, label);
+    return withDeadline(this.untilGone(sent as Promise<CdpReturn<M>>), timeoutMs, label);
   }
 
   /** Calls `handler` for every `method` event (of `sessionId` when given) until the returned function is called. */
-  on(method: string, handler: (params: CdpResult) => void, sessionId?: string): () => void {
+  on<E extends CdpEvent>(
+    method: E,
+    handler: (params: CdpEventParams<E>) => void,
+    sessionId?: string,
+  ): () => void {
     const event = sessionId ? `${method}.${sessionId}` : method;
-    const listener = (params: unknown) => handler(params);
+    const listener = (params: unknown) => handler(params as CdpEventParams<E>);
     this.#client.on(event, listener);
     return () => this.#client.removeListener(event, listener);
   }
@@ -180,9 +207,14 @@ export class CdpConnection {
    * Starts waiting for the next `method` event now, so an event fired by a command sent afterwards is
    * never missed.
    */
-  waitFor<T = CdpResult>(method: string, timeoutMs: number, sessionId?: string): EventWaiter<T> {
+  waitFor<E extends CdpEvent>(
+    method: E,
+    timeoutMs: number,
+    sessionId?: string,
+  ): EventWaiter<CdpEventParams<E>> {
+    type T = CdpEventParams<E>;
     const fired = Promise.withResolvers<T>();
-    const off = this.on(method, (params) => fired.resolve(params as T), sessionId);
+    const off = this.on(method, (params) => fired.resolve(params), sessionId);
     const promise = withDeadline(this.untilGone(fired.promise), timeoutMs, `Waiting for ${method}`)
       .finally(off);
     promise.catch(() => {});

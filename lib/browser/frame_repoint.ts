@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { CdpResult } from "./cdp_connection.ts";
+import type { SessionSend } from "./cdp_connection.ts";
 import type { ChildFrame, FrameTracker } from "./frame_tracker.ts";
 import { callExpression, findElement } from "./page_function.ts";
 
@@ -112,17 +112,9 @@ export async function pointFrameAt(tab: FramePointing, url: string, timeoutMs: n
   }
 }
 
-/** Sends one command to the tab's own session, as the tab does. */
-export type TabSend = (
-  method: string,
-  params: object,
-  timeoutMs: number,
-  label?: string,
-) => Promise<CdpResult>;
-
 /** The frame id and `src` of the frame element matched by `selector`, or undefined when there is none. */
 export async function frameOwner(
-  send: TabSend,
+  send: SessionSend,
   selector: string,
 ): Promise<{ frameId: string; src: string } | undefined> {
   const objectGroup = "capture-jobs-frame-owner";
@@ -135,13 +127,13 @@ export async function frameOwner(
     QUICK_CALL_MS,
     "Finding the frame",
   );
-  const objectId: string | undefined = found.result?.objectId;
+  const objectId = found.result.objectId;
   try {
     if (found.exceptionDetails || objectId === undefined) return undefined;
     const { node } = await send("DOM.describeNode", { objectId }, QUICK_CALL_MS);
     if (typeof node.frameId !== "string") return undefined;
     // Attributes come as [name, value, name, value, …].
-    const attributes: string[] = node.attributes ?? [];
+    const attributes = node.attributes ?? [];
     let src = "";
     for (let i = 0; i + 1 < attributes.length; i += 2) {
       if (attributes[i] === "src") src = attributes[i + 1]!;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { CdpConnection, CdpResult } from "./cdp_connection.ts";
+import type { CdpConnection, CdpReturn } from "./cdp_connection.ts";
 import type { PageGuard } from "./page_guard.ts";
 
 /** Deadline of the small bookkeeping calls (enable a domain, release a held frame). */
@@ -71,7 +71,7 @@ export class FrameTracker {
    * Asks the tab's session to attach its OOPIF frames, held at their start (`waitForDebuggerOnStart`) until
    * their events are switched on (see {@linkcode follow}).
    */
-  autoAttach(sessionId: string): Promise<CdpResult> {
+  autoAttach(sessionId: string): Promise<CdpReturn<"Target.setAutoAttach">> {
     return this.#connection.send("Target.setAutoAttach", AUTO_ATTACH, QUICK_CALL_MS, sessionId);
   }
 
@@ -116,25 +116,25 @@ export class FrameTracker {
    */
   #watchAttachments(parentSessionId: string): () => void {
     const connection = this.#connection;
-    return connection.on("Target.attachedToTarget", (params: CdpResult) => {
-      const sessionId: string = params.sessionId;
+    return connection.on("Target.attachedToTarget", (params) => {
+      const sessionId = params.sessionId;
       // Only a target held at its start (`waitForDebuggerOnStart`) is released: sent to one that was not held
       // (measured: an error page arriving committed, on a loaded host), the release can stay unanswered for
       // good.
       const held = params.waitingForDebugger === true;
       const release = () => connection.send("Runtime.runIfWaitingForDebugger", {}, QUICK_CALL_MS, sessionId);
-      if (params.targetInfo?.type !== "iframe") {
+      if (params.targetInfo.type !== "iframe") {
         if (held) release().catch(() => {});
         return;
       }
       // A frame moving into a process of its own is a new document: record it now. One held at its start
       // has shown nothing yet and its events will tell everything; one that was not arrives with its
       // document committed and is asked what it shows (an error page, maybe).
-      const frameId: string = params.targetInfo.targetId;
+      const frameId = params.targetInfo.targetId;
       const swapped = this.#swapOf(frameId);
       this.#recordCommit(frameId, { url: params.targetInfo.url }, held);
       const stops = [this.follow(sessionId)];
-      const off = connection.on("Target.detachedFromTarget", (detached: CdpResult) => {
+      const off = connection.on("Target.detachedFromTarget", (detached) => {
         if (detached.sessionId !== sessionId) return;
         stops.forEach((stop) => stop());
         off();
@@ -158,7 +158,7 @@ export class FrameTracker {
       // load and read where it is. Not before the page has reported the frame's move: a command sent to the
       // new session earlier is, on a loaded host, sometimes dropped and never answered (measured: 8 of 40
       // frames; none of 80 when sent after the move). Its later requests are guarded from then on.
-      const requested: string = params.targetInfo.url;
+      const requested = params.targetInfo.url;
       swapped
         .then(() => {
           const guarded = this.#guard.enable(sessionId);
@@ -172,8 +172,8 @@ export class FrameTracker {
           );
         })
         .then(
-          ({ result }: CdpResult) => {
-            const href = String(result?.value ?? requested);
+          ({ result }) => {
+            const href = String(result.value ?? requested);
             this.#settle(frameId, {
               url: href,
               ...(href === ERROR_PAGE_URL ? { unreachableUrl: requested } : {}),
@@ -240,15 +240,15 @@ export class FrameTracker {
   #watchFrames(sessionId: string): () => void {
     const connection = this.#connection;
     const offs = [
-      connection.on("Page.frameNavigated", ({ frame }: CdpResult) => {
+      connection.on("Page.frameNavigated", ({ frame }) => {
         if (frame.parentId !== undefined) this.#recordCommit(frame.id, frame, true);
       }, sessionId),
-      connection.on("Page.frameDetached", (params: CdpResult) => {
+      connection.on("Page.frameDetached", (params) => {
         // "swap": the frame moved to a process of its own (OOPIF) and lives on in its own session.
         if (params.reason === "swap") this.#swapReported(params.frameId);
         else this.#childFrames.delete(params.frameId);
       }, sessionId),
-      connection.on("Page.frameStoppedLoading", ({ frameId }: CdpResult) => {
+      connection.on("Page.frameStoppedLoading", ({ frameId }) => {
         const known = this.#childFrames.get(frameId);
         if (known === undefined) return;
         known.loaded = true;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CdpConnection, CdpResult } from "./cdp_connection.ts";
+import type { CdpConnection } from "./cdp_connection.ts";
 import type { Tab } from "./tab.ts";
 
 /** Deadline of the lockdown calls at start. */
@@ -26,7 +26,7 @@ export async function lockDownBrowser(
   tab: Tab,
   ownsBrowser: boolean,
 ): Promise<void> {
-  connection.on("Target.targetCreated", ({ targetInfo }: CdpResult) => {
+  connection.on("Target.targetCreated", ({ targetInfo }) => {
     if (targetInfo.type !== "page" || targetInfo.targetId === tab.targetId) return;
     if (!ownsBrowser && targetInfo.openerId !== tab.targetId) return;
     tab.refused(targetInfo.url || "a new window");
@@ -34,7 +34,7 @@ export async function lockDownBrowser(
       () => {},
     );
   });
-  connection.on("Browser.downloadWillBegin", ({ url }: CdpResult) => tab.refused(url));
+  connection.on("Browser.downloadWillBegin", ({ url }) => tab.refused(url));
   await Promise.all([
     // Pages only: frames and workers would add an event per navigation for nothing.
     connection.send(

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { CdpConnection, CdpResult } from "./cdp_connection.ts";
+import type { Protocol } from "devtools-protocol/types/protocol.d.ts";
+import type { CdpConnection, CdpEventParams } from "./cdp_connection.ts";
 import { NavigationError } from "../errors.ts";
 import { isLocalFile, type UrlPolicy } from "./url_policy.ts";
 
@@ -60,12 +61,12 @@ export class PageGuard {
   enable(sessionId: string): { off: () => void; enabled: Promise<unknown> } {
     const off = this.#connection.on(
       "Fetch.requestPaused",
-      (params: CdpResult) => this.#decide(sessionId, params),
+      (params) => this.#decide(sessionId, params),
       sessionId,
     );
     const enabled = this.#connection.send(
       "Fetch.enable",
-      { patterns: this.#policy.interceptPatterns },
+      { patterns: [...this.#policy.interceptPatterns] },
       DECISION_MS,
       sessionId,
     );
@@ -138,8 +139,8 @@ export class PageGuard {
     return refusals;
   }
 
-  #decide(sessionId: string, params: CdpResult): void {
-    const url: string = params.request.url;
+  #decide(sessionId: string, params: CdpEventParams<"Fetch.requestPaused">): void {
+    const url = params.request.url;
     const topDocument = params.frameId === this.#mainFrameId && params.resourceType === "Document";
     let allowed: boolean;
     if (topDocument) {
@@ -173,7 +174,12 @@ export class PageGuard {
     return navigation;
   }
 
-  #refuse(sessionId: string, requestId: string, url: string, errorReason: string): void {
+  #refuse(
+    sessionId: string,
+    requestId: string,
+    url: string,
+    errorReason: Protocol.Network.ErrorReason,
+  ): void {
     this.#count(url);
     this.#connection.send("Fetch.failRequest", { requestId, errorReason }, DECISION_MS, sessionId)
       .catch(() => {});

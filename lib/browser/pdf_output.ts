@@ -5,6 +5,7 @@
  * @module
  */
 import { partialFileName } from "../file_names.ts";
+import type { PrintParams } from "./print_options.ts";
 import type { Tab } from "./tab.ts";
 
 /**
@@ -15,7 +16,7 @@ export async function printPdfFile(
   tab: Tab,
   outputDir: string,
   fileName: string,
-  printParams: object,
+  printParams: PrintParams,
   timeoutMs: number,
 ): Promise<void> {
   const finalPath = `${outputDir}/${fileName}`;

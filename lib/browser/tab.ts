@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { CdpConnection, CdpResult } from "./cdp_connection.ts";
+import type { CdpConnection, CdpReturn, SessionSend } from "./cdp_connection.ts";
+import type { PrintParams } from "./print_options.ts";
 import { CdpTimeoutError, NavigationError, PageScriptError } from "../errors.ts";
 import { FrameTracker } from "./frame_tracker.ts";
 import { type FrameLoad, frameOwner, pointFrameAt } from "./frame_repoint.ts";
@@ -74,7 +75,7 @@ export class Tab {
 
   #watch(onDialog: (message: string) => void): void {
     const connection = this.#connection;
-    connection.on("Page.javascriptDialogOpening", (params: CdpResult) => {
+    connection.on("Page.javascriptDialogOpening", (params) => {
       onDialog(`${params.type} dialog dismissed: ${String(params.message).slice(0, 200)}`);
       // Leaving a page with a beforeunload handler must still proceed; everything else is cancelled.
       this.#send("Page.handleJavaScriptDialog", { accept: params.type === "beforeunload" }, QUICK_CALL_MS)
@@ -86,7 +87,7 @@ export class Tab {
       this.#sessionId,
     );
     this.#frames.follow(this.#sessionId);
-    connection.on("Page.frameNavigated", (params: CdpResult) => {
+    connection.on("Page.frameNavigated", (params) => {
       if (params.frame.parentId !== undefined) return;
       this.#guard.topFrameCommitted(params.frame);
       // A new document in the tab itself: its child frames are new too.
@@ -94,9 +95,8 @@ export class Tab {
     }, this.#sessionId);
   }
 
-  #send(method: string, params: object, timeoutMs: number, label = method): Promise<CdpResult> {
-    return this.#connection.send(method, params, timeoutMs, this.#sessionId, label);
-  }
+  readonly #send: SessionSend = (method, params, timeoutMs, label) =>
+    this.#connection.send(method, params, timeoutMs, this.#sessionId, label);
 
   /**
    * Loads `url` in the tab and waits for its `load` event, the whole load (the server's answer and the
@@ -112,7 +112,7 @@ export class Tab {
     // Listen before navigating (a fast file:// load can fire before Page.navigate returns); this one
     // deadline runs for the whole load.
     const load = this.#connection.waitFor("Page.loadEventFired", timeoutMs, this.#sessionId);
-    let result: CdpResult;
+    let result: CdpReturn<"Page.navigate">;
     try {
       result = await this.#guard.navigating(
         url,
@@ -206,7 +206,7 @@ export class Tab {
    * @param params `Page.printToPDF` parameters (paper, margins, background, tagging).
    */
   async printToPdf(
-    params: object,
+    params: PrintParams,
     timeoutMs: number,
     write: (chunk: Uint8Array) => Promise<void>,
   ): Promise<void> {
@@ -216,6 +216,7 @@ export class Tab {
       { ...params, transferMode: "ReturnAsStream" },
       timeoutMs,
     );
+    if (stream === undefined) throw new Error("Page.printToPDF returned no stream to read the PDF from");
     try {
       for (;;) {
         const piece = await this.#send("IO.read", { handle: stream, size: PDF_CHUNK_BYTES }, timeoutMs);
@@ -266,7 +267,7 @@ export class Tab {
   pointFrameAt(selector: string, url: string, timeoutMs: number): Promise<FrameLoad> {
     return pointFrameAt(
       {
-        owner: () => frameOwner((...call) => this.#send(...call), selector),
+        owner: () => frameOwner(this.#send, selector),
         point: () =>
           this.evaluate(
             setFrameSource,
@@ -295,5 +296,5 @@ export class Tab {
  */
 async function firstBlankTab(connection: CdpConnection): Promise<string | undefined> {
   const { targetInfos } = await connection.send("Target.getTargets", {}, QUICK_CALL_MS);
-  return (targetInfos as CdpResult[]).find((t) => t.type === "page" && t.url === "about:blank")?.targetId;
+  return targetInfos.find((t) => t.type === "page" && t.url === "about:blank")?.targetId;
 }

@@ -11,7 +11,7 @@ export interface InterceptPattern {
   /** Wildcards `*` (any run) and `?` (one character) over the whole URL. */
   urlPattern: string;
   /** Only requests of this kind (`Document`: frames and navigations). */
-  resourceType?: string;
+  resourceType?: "Document";
 }
 
 /** Every request of a page is asked about. */

@@ -1,7 +1,13 @@
 // A stand-in for the DevTools connection that replays recorded events (no browser): handlers are registered
 // per method and session like CdpConnection's, every command sent is recorded, and each is answered by
 // `answer` (by default at once, with an empty result).
-import type { CdpResult } from "../../lib/browser/cdp_connection.ts";
+import type {
+  CdpCommand,
+  CdpEvent,
+  CdpEventParams,
+  CdpParams,
+  CdpReturn,
+} from "../../lib/browser/cdp_connection.ts";
 import type { FrameEventSource } from "../../lib/browser/frame_tracker.ts";
 import type { PageGuard } from "../../lib/browser/page_guard.ts";
 import type { RecordedEvent } from "./recorded_frame_events.ts";
@@ -9,37 +15,41 @@ import type { RecordedEvent } from "./recorded_frame_events.ts";
 /** One command the code under test sent. */
 export interface SentCommand {
   method: string;
-  params: CdpResult;
+  params: unknown;
   sessionId: string | undefined;
 }
 
 export class ReplayedCdp implements FrameEventSource {
-  readonly #handlers = new Map<string, Set<(params: CdpResult) => void>>();
+  readonly #handlers = new Map<string, Set<(params: unknown) => void>>();
   /** Every command sent, in order. */
   readonly sent: SentCommand[] = [];
   /** How a command is answered; replace it to hold or fail one. */
-  answer: (command: SentCommand) => Promise<CdpResult> = () => Promise.resolve({});
+  answer: (command: SentCommand) => Promise<unknown> = () => Promise.resolve({});
 
-  on(method: string, handler: (params: CdpResult) => void, sessionId?: string): () => void {
+  on<E extends CdpEvent>(
+    method: E,
+    handler: (params: CdpEventParams<E>) => void,
+    sessionId?: string,
+  ): () => void {
     const key = `${method}.${sessionId}`;
     const handlers = this.#handlers.get(key) ?? new Set();
     this.#handlers.set(key, handlers);
     // A handler registered twice is called twice, as with an event emitter.
-    const listener = (params: CdpResult) => handler(params);
+    const listener = (params: unknown) => handler(params as CdpEventParams<E>);
     handlers.add(listener);
     return () => handlers.delete(listener);
   }
 
-  send(
-    method: string,
-    params: object,
+  send<M extends CdpCommand>(
+    method: M,
+    params: CdpParams<M>,
     _timeoutMs: number,
     sessionId?: string,
     _label?: string,
-  ): Promise<CdpResult> {
+  ): Promise<CdpReturn<M>> {
     const command = { method, params, sessionId };
     this.sent.push(command);
-    return this.answer(command);
+    return this.answer(command) as Promise<CdpReturn<M>>;
   }
 
   /** Delivers recorded events in order, to the handlers registered at the time of each. */
