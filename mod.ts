@@ -63,7 +63,10 @@ export {
 // The browser.
 export { Browser, type BrowserOptions } from "./lib/browser/browser.ts";
 export { BrowserSupervisor, type SupervisorOptions } from "./lib/browser/supervisor.ts";
-export { type FrameLoad, type PageFunction, Tab, type TabOptions } from "./lib/browser/tab.ts";
+export { type PageFunction, Tab, type TabOptions } from "./lib/browser/tab.ts";
+export type { FrameElement } from "./lib/browser/frame_element.ts";
+export type { ChildFrame } from "./lib/browser/frame_tracker.ts";
+export { type FrameLoad, pointFrameAt } from "./lib/shipment/frame_repoint.ts";
 export { type InterceptPattern, UrlPolicy } from "./lib/browser/url_policy.ts";
 export type { Refusals } from "./lib/browser/page_guard.ts";
 export { printPdfFile } from "./lib/browser/pdf_output.ts";

@@ -17,6 +17,7 @@ import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../li
 import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
 import { acceptCookieConsent } from "../lib/shipment/consent.ts";
+import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
 import { shipmentPrintParams } from "../lib/browser/print_options.ts";
 import type { ShipmentResult } from "../lib/row_result.ts";
 import { runRows } from "../lib/row_loop.ts";
@@ -115,7 +116,7 @@ export async function runShipmentTracking(
           // The spec's pause and the frame's load run together: the PDF shows the detail even without
           // pauses, and the spec's timing is unchanged when the frame loads within the pause.
           const [load] = await Promise.all([
-            tab.pointFrameAt(config.frameSelector, url, timings.waitTimeoutMs),
+            pointFrameAt(tab.frameElement(config.frameSelector), url, timings.waitTimeoutMs),
             pause(timings, "afterFrameSource", signal),
           ]);
           if (load !== "loaded") warn(`the detail frame ${load} (${url})`);

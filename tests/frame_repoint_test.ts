@@ -3,12 +3,12 @@
 // frame element and its `src` attribute stubbed.
 import assert from "node:assert/strict";
 import {
-  type FramePointing,
   MAX_FRAME_REPOINTS,
   pointFrameAt,
   type RepointContext,
   repointStep,
-} from "../lib/browser/frame_repoint.ts";
+} from "../lib/shipment/frame_repoint.ts";
+import type { FrameElement } from "../lib/browser/frame_element.ts";
 import { type ChildFrame, FrameTracker } from "../lib/browser/frame_tracker.ts";
 import {
   FIRST_ADDRESS_LOADED,
@@ -102,7 +102,7 @@ function replay(
   frames.follow(TAB_SESSION);
   cdp.emit(...before);
   let points = 0;
-  const tab: FramePointing = {
+  const tab: FrameElement = {
     owner: () => Promise.resolve(frameId === undefined ? undefined : { frameId, src }),
     point: () => {
       const events = afterPoints[points++];
@@ -223,9 +223,9 @@ Deno.test("pointFrameAt on recorded frame events", async (t) => {
     const stopped = FIRST_ADDRESS_POINTED.filter((event) => event.method === "Page.frameStoppedLoading");
     const { tab } = replay(FIRST_ADDRESS_LOADED, frameId, FIRST, [stopped]);
     let points = 0;
-    const failing: FramePointing = {
+    const failing: FrameElement = {
       ...tab,
-      point: () => points++ === 0 ? tab.point() : Promise.reject(new Error("the page is gone")),
+      point: () => points++ === 0 ? tab.point(DETAIL) : Promise.reject(new Error("the page is gone")),
     };
     await assert.rejects(pointFrameAt(failing, DETAIL, 5_000), /the page is gone/);
   });

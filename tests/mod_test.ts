@@ -5,11 +5,13 @@ import assert from "node:assert/strict";
 import * as mod from "../mod.ts";
 import type {
   BrowserOptions,
+  ChildFrame,
   Command,
   CommonConfig,
   CompletionReport,
   CsvRows,
   EnvReader,
+  FrameElement,
   FrameLoad,
   InterceptPattern,
   JobContext,
@@ -72,6 +74,7 @@ const FUNCTIONS = [
   "findDetailIdInHtml",
   "resolveDetailId",
   "acceptCookieConsent",
+  "pointFrameAt",
 ] as const;
 
 const CLASSES = [
@@ -140,6 +143,8 @@ export type PublicTypes = [
   CompletionReport,
   CsvRows<PortRow | ShipmentRow>,
   EnvReader,
+  ChildFrame,
+  FrameElement,
   FrameLoad,
   InterceptPattern,
   JobContext,

@@ -1,4 +1,4 @@
-// Out-of-process frames against the real Chromium of this machine: Tab.pointFrameAt and Tab.frameUrls for a
+// Out-of-process frames against the real Chromium of this machine: pointFrameAt and Tab.frameUrls for a
 // frame of another site (127.0.0.1 and localhost are different sites, so the frame gets its own renderer):
 // loaded, refused, framing denied (also on a loaded host), and frames re-pointed while they are still on
 // their first address. One browser for the file: every step loads its portal page first, and each page and
@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
 import { shipmentPrintParams } from "../lib/browser/print_options.ts";
+import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
 import { pdfText, waitUntil } from "./helpers/job_process.ts";
 import { withBusyThreads } from "./helpers/busy_threads.ts";
 import { TabFixture } from "./helpers/browser_fixture.ts";
@@ -56,7 +57,7 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
     async () => {
       assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
       const detailUrl = otherSite.url("/detail", "localhost");
-      assert.equal(await tab.pointFrameAt("#detail", detailUrl, 5_000), "loaded");
+      assert.equal(await pointFrameAt(tab.frameElement("#detail"), detailUrl, 5_000), "loaded");
       assert.equal(otherSite.requestsTo("/detail")[0]?.host, `localhost:${otherSite.port}`);
       assert.deepEqual(tab.frameUrls(), [detailUrl]);
       await printPdfFile(tab, out, "portal.pdf", params, 10_000);
@@ -71,7 +72,7 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
     async () => {
       assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
       const refusedUrl = `http://localhost:${closedPort()}/detail`;
-      assert.equal(await tab.pointFrameAt("#detail", refusedUrl, 5_000), "loaded");
+      assert.equal(await pointFrameAt(tab.frameElement("#detail"), refusedUrl, 5_000), "loaded");
       const urls = tab.frameUrls();
       assert.ok(urls.includes(ERROR_PAGE), `frame URLs: ${urls.join(", ")}`);
       assert.ok(!urls.includes(refusedUrl), `frame URLs: ${urls.join(", ")}`);
@@ -83,7 +84,7 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
     async () => {
       assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
       const deniedUrl = otherSite.url("/deny", "localhost");
-      assert.equal(await tab.pointFrameAt("#detail", deniedUrl, 5_000), "loaded");
+      assert.equal(await pointFrameAt(tab.frameElement("#detail"), deniedUrl, 5_000), "loaded");
       assert.equal(otherSite.requestsTo("/deny").length, 1, "the detail server did answer");
       const urls = tab.frameUrls();
       assert.ok(urls.includes(ERROR_PAGE), `frame URLs: ${urls.join(", ")}`);
@@ -105,7 +106,11 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
       await withBusyThreads(navigator.hardwareConcurrency * 2, async () => {
         for (let i = 1; i <= 20; i++) {
           assert.equal(await tab.navigate(site.url("/portal"), 10_000), true);
-          assert.equal(await tab.pointFrameAt("#detail", deniedUrl, 5_000), "loaded", `attempt ${i}`);
+          assert.equal(
+            await pointFrameAt(tab.frameElement("#detail"), deniedUrl, 5_000),
+            "loaded",
+            `attempt ${i}`,
+          );
           assert.deepEqual(tab.frameUrls(), [ERROR_PAGE], `attempt ${i}`);
         }
       });
@@ -123,7 +128,7 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
       assert.equal(await tab.navigate(site.url("/refused-frame"), 5_000), true);
       await waitUntil(() => tab.frameUrls().includes(ERROR_PAGE), 5_000, "the frame shows its error page");
       const detail = otherSite.url("/detail", "localhost");
-      assert.equal(await tab.pointFrameAt("#broken", detail, 5_000), "loaded");
+      assert.equal(await pointFrameAt(tab.frameElement("#broken"), detail, 5_000), "loaded");
       assert.deepEqual(tab.frameUrls(), [detail]);
       await printPdfFile(tab, out, "after-refused.pdf", params, 10_000);
       assert.match(await pdfText(`${out}/after-refused.pdf`), /Detail text from the other site 4242/);
@@ -154,7 +159,7 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
         "the first page asks for its image",
       );
       const detail = otherSite.url("/late-detail", "localhost");
-      assert.equal(await tab.pointFrameAt("#late", detail, 5_000), "loaded");
+      assert.equal(await pointFrameAt(tab.frameElement("#late"), detail, 5_000), "loaded");
       await opened;
       assert.deepEqual(tab.frameUrls(), [detail]);
       await printPdfFile(tab, out, "late.pdf", params, 10_000);
@@ -178,7 +183,11 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
       for (let i = 0; i < 8; i++) {
         assert.equal(await tab.navigate(site.url("/adds-frame"), 5_000), true);
         assert.equal(await tab.waitForSelector("#added", 5_000), true);
-        assert.equal(await tab.pointFrameAt("#added", detail, 5_000), "loaded", `attempt ${i + 1}`);
+        assert.equal(
+          await pointFrameAt(tab.frameElement("#added"), detail, 5_000),
+          "loaded",
+          `attempt ${i + 1}`,
+        );
         assert.deepEqual(tab.frameUrls(), [detail], `attempt ${i + 1}`);
       }
     },

@@ -2,7 +2,7 @@
  * One browser tab, driven over a flat CDP session: navigate, wait for a selector, evaluate a function
  * with data arguments, print to PDF. Every call has a deadline; JavaScript dialogs are dismissed so they
  * cannot freeze the page; a renderer crash fails the pending calls at once. Its child frames are followed by
- * the frame tracker (`frame_tracker.ts`); a frame is re-pointed by `frame_repoint.ts`.
+ * the frame tracker (`frame_tracker.ts`); a frame element to re-point is offered as a `frame_element.ts`.
  *
  * @module
  */
@@ -10,12 +10,11 @@ import type { CdpConnection, CdpReturn, SessionSend } from "./cdp_connection.ts"
 import type { PrintParams } from "./print_options.ts";
 import { CdpTimeoutError, NavigationError, PageScriptError } from "../errors.ts";
 import { FrameTracker } from "./frame_tracker.ts";
-import { type FrameLoad, frameOwner, pointFrameAt } from "./frame_repoint.ts";
+import { type FrameElement, frameOwner } from "./frame_element.ts";
 import { callExpression, type PageFunction, setFrameSource, waitForSelectorInPage } from "./page_function.ts";
 import { PageGuard, type Refusals } from "./page_guard.ts";
 import type { UrlPolicy } from "./url_policy.ts";
 
-export type { FrameLoad } from "./frame_repoint.ts";
 export type { PageFunction } from "./page_function.ts";
 
 /** Deadline of the small bookkeeping calls (enable a domain, close a stream). */
@@ -258,29 +257,15 @@ export class Tab {
     return this.#frames.urls();
   }
 
-  /**
-   * Points the frame element matched by `selector` at `url` and waits, at most `timeoutMs`, until that
-   * frame has committed the new document (or the error page that replaced it) and finished loading it. The
-   * URL travels as data, never as script. The frame's `load` event in the page cannot tell this apart from
-   * the end of the document it was still loading before, so the browser's own frame events decide.
-   */
-  pointFrameAt(selector: string, url: string, timeoutMs: number): Promise<FrameLoad> {
-    return pointFrameAt(
-      {
-        owner: () => frameOwner(this.#send, selector),
-        point: () =>
-          this.evaluate(
-            setFrameSource,
-            [selector, url],
-            QUICK_CALL_MS,
-            "Pointing the frame at a new address",
-          ),
-        frames: this.#frames,
-        untilGone: (promise) => this.#connection.untilGone(promise),
-      },
-      url,
-      timeoutMs,
-    );
+  /** The frame element matched by `selector`, to point at another address (Job A's `pointFrameAt`). */
+  frameElement(selector: string): FrameElement {
+    return {
+      owner: () => frameOwner(this.#send, selector),
+      point: (url) =>
+        this.evaluate(setFrameSource, [selector, url], QUICK_CALL_MS, "Pointing the frame at a new address"),
+      frames: this.#frames,
+      untilGone: (promise) => this.#connection.untilGone(promise),
+    };
   }
 
   /** Closes the tab. */

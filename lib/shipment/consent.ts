@@ -1,7 +1,7 @@
 /**
  * Job A's cookie-consent banner on the tracking portal (spec, Job A step 3): the "allow all" selectors in the
  * spec's order, each waited for in turn, and the click on the first that appears. The embedded frame is
- * re-pointed elsewhere (`lib/browser/frame_repoint.ts`).
+ * re-pointed elsewhere (`lib/shipment/frame_repoint.ts`).
  *
  * @module
  */

@@ -1,5 +1,5 @@
 // CDP events recorded from Debian's Chromium 2026-11 (headless; a probe script, not kept, wrapped
-// CdpConnection's `on` and `send` and ran Tab.pointFrameAt; the page on http://127.0.0.1:43803, its frames on
+// CdpConnection's `on` and `send` and ran pointFrameAt; the page on http://127.0.0.1:43803, its frames on
 // http://localhost:43803 and http://127.0.0.2:43803, other sites, so each is an out-of-process (OOPIF) frame).
 // Each sequence lists the events the tab's handlers saw, in order, with their payloads exactly as Chromium
 // sent them (recorded_frame_events.json); the commands the tab sent in between are told with each sequence.

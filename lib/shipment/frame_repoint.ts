@@ -2,19 +2,13 @@
  * Frame re-pointing, as Job A uses it: point a frame element at a new address and wait until that frame has
  * committed the new document (or the error page that replaced it) and finished loading it. The frame's `load`
  * event in the page cannot tell this apart from the end of the document it was still loading before, so the
- * browser's own frame events ({@linkcode FrameTracker}) decide, through the pure {@linkcode repointStep}.
- *
- * It lives in the browser layer, not in `lib/shipment/`, because the tab offers it (`Tab.pointFrameAt`) and
- * the browser layer depends on no job.
+ * browser's own frame events (the tab's frame tracker) decide, through the pure {@linkcode repointStep}. The
+ * tab offers what this needs of it ({@linkcode FrameElement}, from `Tab.frameElement`).
  *
  * @module
  */
-import type { SessionSend } from "./cdp_connection.ts";
-import type { ChildFrame, FrameTracker } from "./frame_tracker.ts";
-import { callExpression, findElement } from "./page_function.ts";
-
-/** Deadline of the small calls that find the frame element. */
-const QUICK_CALL_MS = 10_000;
+import type { FrameElement } from "../browser/frame_element.ts";
+import type { ChildFrame } from "../browser/frame_tracker.ts";
 
 /** How re-pointing a frame ended. */
 export type FrameLoad = "loaded" | "timed out" | "no frame";
@@ -63,23 +57,11 @@ export function repointStep(context: RepointContext, now: Readonly<ChildFrame> |
   return again;
 }
 
-/** What re-pointing needs of a tab. */
-export interface FramePointing {
-  /** The frame id and `src` of the frame element to point, or undefined when there is none. */
-  owner(): Promise<{ frameId: string; src: string } | undefined>;
-  /** Sets the frame element's `src` to the new address (as data, never as script). */
-  point(): Promise<unknown>;
-  /** The tab's child frames. */
-  frames: Pick<FrameTracker, "frame" | "watch">;
-  /** Settles like `promise`, or rejects as soon as the browser is gone or the run is stopped. */
-  untilGone<T>(promise: Promise<T>): Promise<T>;
-}
-
 /**
- * Points the frame `tab.owner()` finds at `url` and waits, at most `timeoutMs`, until it shows the new
- * document, pointing it again when {@linkcode repointStep} says so.
+ * Points the frame element `tab` stands for at `url` and waits, at most `timeoutMs`, until it shows the new
+ * document, pointing it again when {@linkcode repointStep} says so. The URL travels as data, never as script.
  */
-export async function pointFrameAt(tab: FramePointing, url: string, timeoutMs: number): Promise<FrameLoad> {
+export async function pointFrameAt(tab: FrameElement, url: string, timeoutMs: number): Promise<FrameLoad> {
   const frame = await tab.owner();
   if (frame === undefined) return "no frame";
   const before = tab.frames.frame(frame.frameId);
@@ -98,50 +80,16 @@ export async function pointFrameAt(tab: FramePointing, url: string, timeoutMs: n
     else if (step === "point again" && now !== undefined) {
       context.repoints++;
       context.since = { commits: now.commits, stops: now.stops };
-      tab.point().catch((error) => loaded.reject(error));
+      tab.point(url).catch((error) => loaded.reject(error));
     }
   };
   const timer = setTimeout(() => loaded.resolve(false), timeoutMs);
   const unwatch = tab.frames.watch(watcher);
   try {
-    await tab.point();
+    await tab.point(url);
     return await tab.untilGone(loaded.promise) ? "loaded" : "timed out";
   } finally {
     clearTimeout(timer);
     unwatch();
-  }
-}
-
-/** The frame id and `src` of the frame element matched by `selector`, or undefined when there is none. */
-export async function frameOwner(
-  send: SessionSend,
-  selector: string,
-): Promise<{ frameId: string; src: string } | undefined> {
-  const objectGroup = "capture-jobs-frame-owner";
-  const found = await send(
-    "Runtime.evaluate",
-    {
-      expression: callExpression(findElement, [selector]),
-      objectGroup,
-    },
-    QUICK_CALL_MS,
-    "Finding the frame",
-  );
-  const objectId = found.result.objectId;
-  try {
-    if (found.exceptionDetails || objectId === undefined) return undefined;
-    const { node } = await send("DOM.describeNode", { objectId }, QUICK_CALL_MS);
-    if (typeof node.frameId !== "string") return undefined;
-    // Attributes come as [name, value, name, value, …].
-    const attributes = node.attributes ?? [];
-    let src = "";
-    for (let i = 0; i + 1 < attributes.length; i += 2) {
-      if (attributes[i] === "src") src = attributes[i + 1]!;
-    }
-    return { frameId: node.frameId, src };
-  } finally {
-    if (objectId !== undefined) {
-      send("Runtime.releaseObjectGroup", { objectGroup }, QUICK_CALL_MS).catch(() => {});
-    }
   }
 }

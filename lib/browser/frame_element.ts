@@ -1,0 +1,63 @@
+/**
+ * A frame element of a tab, as Job A re-points it (`lib/shipment/frame_repoint.ts`): find it, set its `src`,
+ * and follow its frame's documents through the tab's frame tracker.
+ *
+ * @module
+ */
+import type { SessionSend } from "./cdp_connection.ts";
+import type { ChildFrame } from "./frame_tracker.ts";
+import { callExpression, findElement } from "./page_function.ts";
+
+/** Deadline of the small calls that find the frame element. */
+const QUICK_CALL_MS = 10_000;
+
+/** One frame element of a tab (from `Tab.frameElement`), and the tab's frames to follow it by. */
+export interface FrameElement {
+  /** The frame id and `src` of the frame element, or undefined when there is none. */
+  owner(): Promise<{ frameId: string; src: string } | undefined>;
+  /** Sets the frame element's `src` to `url` (as data, never as script). */
+  point(url: string): Promise<unknown>;
+  /** The tab's child frames, as its frame tracker follows them. */
+  frames: {
+    /** What the tracker knows of child frame `frameId`, or undefined when it knows nothing. */
+    frame(frameId: string): Readonly<ChildFrame> | undefined;
+    /** Calls `watcher` after every change of a child frame, until the returned function is called. */
+    watch(watcher: () => void): () => void;
+  };
+  /** Settles like `promise`, or rejects as soon as the browser is gone or the run is stopped. */
+  untilGone<T>(promise: Promise<T>): Promise<T>;
+}
+
+/** The frame id and `src` of the frame element matched by `selector`, or undefined when there is none. */
+export async function frameOwner(
+  send: SessionSend,
+  selector: string,
+): Promise<{ frameId: string; src: string } | undefined> {
+  const objectGroup = "capture-jobs-frame-owner";
+  const found = await send(
+    "Runtime.evaluate",
+    {
+      expression: callExpression(findElement, [selector]),
+      objectGroup,
+    },
+    QUICK_CALL_MS,
+    "Finding the frame",
+  );
+  const objectId = found.result.objectId;
+  try {
+    if (found.exceptionDetails || objectId === undefined) return undefined;
+    const { node } = await send("DOM.describeNode", { objectId }, QUICK_CALL_MS);
+    if (typeof node.frameId !== "string") return undefined;
+    // Attributes come as [name, value, name, value, …].
+    const attributes = node.attributes ?? [];
+    let src = "";
+    for (let i = 0; i + 1 < attributes.length; i += 2) {
+      if (attributes[i] === "src") src = attributes[i + 1]!;
+    }
+    return { frameId: node.frameId, src };
+  } finally {
+    if (objectId !== undefined) {
+      send("Runtime.releaseObjectGroup", { objectGroup }, QUICK_CALL_MS).catch(() => {});
+    }
+  }
+}
