@@ -30,6 +30,7 @@ import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
 import { buildResultsCsv } from "../lib/port/results_csv.ts";
 import type { PortResult } from "../lib/row_result.ts";
 import { runRows } from "../lib/row_loop.ts";
+import { batchOptions, finishedExitCode } from "../lib/batch_options.ts";
 import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
 
 /** The shortest report body that can be a real report page (spec "Limits"). */
@@ -49,7 +50,7 @@ export const portTrackingJob: JobDefinition<PortConfig> = {
 };
 
 /**
- * Runs Job B with a parsed configuration; returns the exit code (0, 1 or 130).
+ * Runs Job B with a parsed configuration; returns the exit code (0, 1, 3 or 130).
  */
 export async function runPortTracking(config: PortConfig, { signal, log }: JobContext): Promise<number> {
   const logger = log.logger("port-tracking");
@@ -72,7 +73,9 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
 
   const report = new PortReportClient(config.portUrl, config.timings.httpTimeoutMs);
   const printParams = portPrintParams(config.taggedPdf);
+  const pdfName = (row: PortRow, index: number) => pdfFileName(index, row.invoiceNo, row.containerNumber);
   const outcome = await runRows<PortRow, PortResult>({
+    ...batchOptions(config, pdfName),
     rows,
     stopFile: join(config.outputDir, stopFileName(config.jobId)),
     signal,
@@ -106,7 +109,7 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
             logger.warn(`Row ${index}: no body element within the wait timeout`);
           }
           await pause(config.timings, "beforePrint", signal);
-          const fileName = pdfFileName(index, row.invoiceNo, row.containerNumber);
+          const fileName = pdfName(row, index);
           await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
           return fileName;
         } finally {
@@ -129,7 +132,7 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
       successfulCount: outcome.successCount,
     });
   }
-  return 0;
+  return finishedExitCode(config, outcome);
 }
 
 if (import.meta.main) Deno.exit(await runJob(portTrackingJob, Deno.args));

@@ -21,11 +21,24 @@ import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
 import { shipmentPrintParams } from "../lib/browser/print_options.ts";
 import type { ShipmentResult } from "../lib/row_result.ts";
 import { runRows } from "../lib/row_loop.ts";
+import { batchOptions, finishedExitCode } from "../lib/batch_options.ts";
 import type { Tab } from "../lib/browser/tab.ts";
 import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
 
 /** The spec's exact error text when the tracking frame never appears. */
 export const FRAME_NOT_FOUND = "Iframe not found on page";
+
+/** The tracking page showed nothing, not even a body, within the wait. */
+const NO_BODY = "the tracking page showed no body";
+
+/**
+ * Job A's own failures that another try may cure (under `--retries`): the tracking page without its frame or
+ * without a body. A portal's error or maintenance page lacks the frame, and the browser does not say with
+ * which HTTP status it came, so a missing frame is not proof of a page that never has one.
+ */
+function mayPassInJobA(error: unknown): boolean {
+  return error instanceof Error && (error.message === FRAME_NOT_FOUND || error.message === NO_BODY);
+}
 
 /** Job A as the shared job shell runs it. */
 export const shipmentTrackingJob: JobDefinition<ShipmentConfig> = {
@@ -40,7 +53,7 @@ export const shipmentTrackingJob: JobDefinition<ShipmentConfig> = {
 };
 
 /**
- * Runs Job A with a parsed configuration; returns the exit code (0, 1 or 130).
+ * Runs Job A with a parsed configuration; returns the exit code (0, 1, 3 or 130).
  */
 export async function runShipmentTracking(
   config: ShipmentConfig,
@@ -78,7 +91,9 @@ export async function runShipmentTracking(
   logger.info(`${rows.length} shipment(s) to capture`);
 
   const printParams = shipmentPrintParams(config.taggedPdf);
+  const pdfName = (row: ShipmentRow, index: number) => pdfFileName(index, row.invoiceNumber, row.fcrNumber);
   const outcome = await runRows<ShipmentRow, ShipmentResult>({
+    ...batchOptions(config, pdfName, mayPassInJobA),
     rows,
     stopFile: join(config.outputDir, stopFileName(config.jobId)),
     signal,
@@ -93,7 +108,7 @@ export async function runShipmentTracking(
           timings.httpTimeoutMs,
         );
         if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
-          throw new Error("the tracking page showed no body");
+          throw new Error(NO_BODY);
         }
         if (!await tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs)) {
           throw new Error(FRAME_NOT_FOUND);
@@ -123,7 +138,7 @@ export async function runShipmentTracking(
           warnUnlessFrameShows(tab, url, warn);
         }
 
-        const fileName = pdfFileName(index, row.invoiceNumber, row.fcrNumber);
+        const fileName = pdfName(row, index);
         await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
         try {
           await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
@@ -148,7 +163,7 @@ export async function runShipmentTracking(
       successfulCount: outcome.successCount,
     });
   }
-  return 0;
+  return finishedExitCode(config, outcome);
 }
 
 /**

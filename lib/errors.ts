@@ -46,6 +46,32 @@ export class PageScriptError extends Error {
   override name = "PageScriptError";
 }
 
+/**
+ * A server answered with an HTTP status the job cannot use (e.g. the port portal's 503). `status` decides
+ * whether another try may pass; `retryAfter` is the answer's `Retry-After` header, when it had one.
+ */
+export class HttpStatusError extends Error {
+  /** Always "HttpStatusError". */
+  override name = "HttpStatusError";
+  /** The HTTP status code. */
+  readonly status: number;
+  /** The `Retry-After` header as sent (seconds or an HTTP date), or undefined. */
+  readonly retryAfter: string | undefined;
+
+  /** `message` is the one line the log shows. */
+  constructor(message: string, status: number, retryAfter?: string | null) {
+    super(message);
+    this.status = status;
+    this.retryAfter = retryAfter ?? undefined;
+  }
+}
+
+/** A server could not be reached (refused, reset, name not resolved) or did not answer within its limit. */
+export class ConnectionError extends Error {
+  /** Always "ConnectionError". */
+  override name = "ConnectionError";
+}
+
 /** The run was asked to stop (stop file, SIGINT or SIGTERM). The job closes everything and exits 130. */
 export class StopRequestedError extends Error {
   /** Always "StopRequestedError". */

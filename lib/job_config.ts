@@ -55,6 +55,12 @@ export interface CommonConfig {
   taggedPdf: boolean;
   /** `--check`: validate and list the PDF names; no browser, no network. */
   check: boolean;
+  /** `--resume` or CAPTURE_RESUME: a row whose PDF is already complete in `outputDir` is not captured again. */
+  resume: boolean;
+  /** `--retries` or CAPTURE_RETRIES: extra tries for a row whose failure may pass; 0 by default. */
+  retries: number;
+  /** `--fail-on-row-errors` or CAPTURE_FAIL_ON_ROW_ERRORS: exit 3 when a row failed. */
+  failOnRowErrors: boolean;
 }
 
 /** Job A's settings. */
@@ -141,6 +147,9 @@ function parseCommand<C>(
     denyUrls: values.denyUrl,
     taggedPdf: values.taggedPdf,
     check: values.check,
+    resume: values.resume,
+    retries: values.retries,
+    failOnRowErrors: values.failOnRowErrors,
   };
   if (values.chromePath !== undefined) config.chromePath = values.chromePath;
   if (values.browserUrl !== undefined) config.browserUrl = values.browserUrl;

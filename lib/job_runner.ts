@@ -13,6 +13,9 @@ import { helpText, usageLine, versionLine } from "./usage.ts";
 /** Exit code of a run stopped by the stop file or a signal. */
 export const EXIT_STOPPED = 130;
 
+/** Exit code of a run that finished with at least one failed row, under `--fail-on-row-errors`. */
+export const EXIT_ROW_ERRORS = 3;
+
 /** What a job run has to work with. */
 export interface JobContext {
   /** Aborted by SIGINT, SIGTERM or SIGHUP. */
@@ -53,7 +56,7 @@ const defaultIo: JobIo = {
 };
 
 /**
- * Runs a job from its command line and returns the exit code (0, 1 or 130). Never throws.
+ * Runs a job from its command line and returns the exit code (0, 1, 3 or 130). Never throws.
  */
 export async function runJob<C extends CommonConfig>(
   job: JobDefinition<C>,

@@ -65,6 +65,13 @@ export function number(name: string, value: string, range: { min: number; max?: 
   return parsed;
 }
 
+/** Checks a whole number from 0 to `max`. @throws {UsageError} */
+export function count(name: string, value: string, max: number): number {
+  const parsed = number(name, value, { min: 0, max });
+  if (!Number.isInteger(parsed)) throw new UsageError(`${name} must be a whole number, got ${value}`);
+  return parsed;
+}
+
 /** Checks seconds (0.001 to `MAX_TIMEOUT_S`); returns milliseconds. @throws {UsageError} */
 export function secondsToMs(name: string, value: string): number {
   // At least a millisecond: a smaller value would round to 0 and abort every request at once. At most

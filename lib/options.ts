@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { cssSelector, httpUrl, number, secondsToMs, urlPattern, wsUrl } from "./option_parsers.ts";
+import { count, cssSelector, httpUrl, number, secondsToMs, urlPattern, wsUrl } from "./option_parsers.ts";
+import { MAX_RETRIES } from "./retry.ts";
 import { DEFAULT_LIMITS_S, MAX_PAUSE_SCALE } from "./timings.ts";
 
 /** Which job the command line is for: `shipment` is Job A, `port` is Job B. */
@@ -228,6 +229,36 @@ export const OPTIONS = {
     help: "tagged (accessible) PDFs; larger and slower (default off)",
     defaultText: "off",
     readme: "tagged (accessible) PDFs: several times larger and slower",
+  },
+  resume: {
+    flag: "--resume",
+    variable: "CAPTURE_RESUME",
+    jobs: "both",
+    kind: "boolean",
+    help: "skip rows whose PDF is already complete in OUTPUT_DIR",
+    defaultText: "off",
+    readme: "a row whose PDF is complete in OUTPUT_DIR is not captured again ([big batches](#big-batches))",
+  },
+  retries: {
+    flag: "--retries",
+    variable: "CAPTURE_RETRIES",
+    jobs: "both",
+    kind: "string",
+    arg: "N",
+    default: "0",
+    parse: (text: string, name: string) => count(name, text, MAX_RETRIES),
+    help: `extra tries of a row whose failure may pass (default 0, at most ${MAX_RETRIES})`,
+    readme:
+      `extra tries of a row whose failure may pass; at most ${MAX_RETRIES} ([big batches](#big-batches))`,
+  },
+  failOnRowErrors: {
+    flag: "--fail-on-row-errors",
+    variable: "CAPTURE_FAIL_ON_ROW_ERRORS",
+    jobs: "both",
+    kind: "boolean",
+    help: "exit 3 when a row failed (after the upload and completion)",
+    defaultText: "off",
+    readme: "exit 3 instead of 0 when a row failed ([big batches](#big-batches))",
   },
   check: {
     flag: "--check",

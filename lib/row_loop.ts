@@ -1,14 +1,18 @@
 /**
  * The loop both jobs share: rows strictly in file order, one at a time; a stop file or a stop signal
- * checked before each row; a failing row recorded while the job goes on.
+ * checked before each row and each retry; a failing row recorded while the job goes on. Opt-in: a row whose
+ * PDF is already there is not captured again (`--resume`), and a row that failed for a cause that may pass is
+ * tried again after a growing wait (`--retries`).
  *
  * @module
  */
 import { errorText, StopRequestedError } from "./errors.ts";
+import { formatSeconds } from "./browser/deadline.ts";
 import type { JobLogger } from "./job_log.ts";
 import { localTimestamp } from "./local_timestamp.ts";
 import { terminalProgress } from "./progress.ts";
 import type { RowStatus } from "./row_result.ts";
+import { sleep } from "./timings.ts";
 
 /** How one row ended, before the job shapes it into its result record. */
 export interface RowOutcome {
@@ -40,10 +44,27 @@ export interface RowLoopOptions<Row, Result> {
   record(row: Row, outcome: RowOutcome): Result;
   /** Told about every failure before the next row (e.g. to replace a dead browser). */
   onFailure?(error: unknown): Promise<void>;
-  /** Runs after every row, success or not (Job B's pause between rows). */
+  /** Runs after every row that was worked on, success or not (Job B's pause between rows). */
   afterRow?(index: number): Promise<void>;
+  /**
+   * `--resume`: the name of the row's PDF when it is already in the output folder, complete; the row then
+   * counts as a success without any work. Undefined (or no function): the row is captured.
+   */
+  alreadyPresent?(row: Row, index: number): Promise<string | undefined>;
+  /** `--retries`: how many more tries a failed row gets, and for which failures after which wait. */
+  retry?: RetryPolicy;
   /** Told after every row; progress on a terminal's standard error by default. */
   onProgress?: ((done: number, total: number, failed: number) => void) | undefined;
+}
+
+/** When and how often a failed row is tried again. */
+export interface RetryPolicy {
+  /** Extra tries after the first, at most. */
+  retries: number;
+  /** Whether another try may cure `error`. */
+  mayPass(error: unknown): boolean;
+  /** The wait before try `next` (2 for the first retry) after `error`, in milliseconds. */
+  delayMs(next: number, error: unknown): number;
 }
 
 /** How the loop ended. */
@@ -74,28 +95,27 @@ export async function runRows<Row, Result>(
       return outcome;
     }
     const name = `Row ${index}/${rows.length} (${options.describe(row)})`;
-    logger.info(`${name}: processing`);
-    try {
-      const pdfFile = await options.process(row, index);
+    const present = await options.alreadyPresent?.(row, index);
+    if (present !== undefined) {
       outcome.results.push(
-        options.record(row, { status: "success", pdf_file: pdfFile, timestamp: localTimestamp() }),
+        options.record(row, { status: "success", pdf_file: present, timestamp: localTimestamp() }),
       );
       outcome.successCount++;
-      logger.info(`${name}: saved ${pdfFile}`);
-    } catch (error) {
-      if (options.signal.aborted) {
-        logger.warn(`${name}: interrupted by a stop request`);
-        outcome.stopped = true;
-        return outcome;
-      }
-      const text = errorText(error);
-      outcome.results.push(
-        options.record(row, { status: "error", error: text, timestamp: localTimestamp() }),
-      );
-      outcome.failureCount++;
-      logger.error(`${name}: failed: ${text}`);
-      await options.onFailure?.(error);
+      logger.info(`${name}: already present as ${present}; not captured again`);
+      onProgress?.(index, rows.length, outcome.failureCount);
+      continue;
     }
+    logger.info(`${name}: processing`);
+    const ended = await tryRow(options, row, index, name);
+    if (ended === "stopped") {
+      outcome.stopped = true;
+      return outcome;
+    }
+    if (ended.status === "success") {
+      outcome.successCount++;
+      logger.info(`${name}: saved ${ended.pdf_file}`);
+    } else outcome.failureCount++;
+    outcome.results.push(options.record(row, ended));
     onProgress?.(index, rows.length, outcome.failureCount);
     try {
       if (index < rows.length) await options.afterRow?.(index);
@@ -108,6 +128,53 @@ export async function runRows<Row, Result>(
     `Finished: ${rows.length} row(s), ${outcome.successCount} succeeded, ${outcome.failureCount} failed in ${seconds} s`,
   );
   return outcome;
+}
+
+/**
+ * Works on one row: its first try and, under a retry policy, more tries while the failure may pass. Every
+ * failed try is logged and told to `onFailure` (a dead browser is replaced before the next); the outcome
+ * holds the last error. "stopped" when the run was asked to stop during a try or a wait.
+ */
+async function tryRow<Row, Result>(
+  options: RowLoopOptions<Row, Result>,
+  row: Row,
+  index: number,
+  name: string,
+): Promise<RowOutcome | "stopped"> {
+  const { logger, retry, signal } = options;
+  const tries = 1 + (retry?.retries ?? 0);
+  for (let attempt = 1;; attempt++) {
+    try {
+      const pdfFile = await options.process(row, index);
+      return { status: "success", pdf_file: pdfFile, timestamp: localTimestamp() };
+    } catch (error) {
+      if (signal.aborted) {
+        logger.warn(`${name}: interrupted by a stop request`);
+        return "stopped";
+      }
+      const text = errorText(error);
+      if (attempt >= tries || !retry?.mayPass(error)) {
+        logger.error(`${name}: failed: ${text}`);
+        await options.onFailure?.(error);
+        return { status: "error", error: text, timestamp: localTimestamp() };
+      }
+      const waitMs = retry.delayMs(attempt + 1, error);
+      logger.warn(
+        `${name}: try ${attempt} of ${tries} failed: ${text}; trying again in ${formatSeconds(waitMs)}`,
+      );
+      await options.onFailure?.(error);
+      try {
+        await sleep(waitMs, signal);
+      } catch {
+        logger.warn(`${name}: interrupted by a stop request`);
+        return "stopped";
+      }
+      if (await stopRequested(options)) {
+        logger.warn(`${name}: stop requested before try ${attempt + 1}; stopping.`);
+        return "stopped";
+      }
+    }
+  }
 }
 
 async function stopRequested(options: { stopFile: string; signal: AbortSignal }): Promise<boolean> {

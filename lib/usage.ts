@@ -55,6 +55,7 @@ Exit codes:
   1    bad arguments or settings, input file missing, browser could not start${
     kind === "shipment" ? ", portal not reachable" : ", no container numbers found"
   }, unexpected error
+  3    the run finished with at least one failed row, under --fail-on-row-errors
   130  stopped by the stop file, SIGINT, SIGTERM or SIGHUP
 `;
 }
@@ -63,5 +64,5 @@ Exit codes:
 function optionLine(kind: JobKind, option: OptionSpec): string {
   const flag = option.kind === "boolean" ? option.flag : `${option.flag} ${option.arg}`;
   const help = typeof option.help === "string" ? option.help : option.help[kind];
-  return `  ${flag.padEnd(27)}${(option.variable ?? "").padEnd(25)}${help}`;
+  return `  ${flag.padEnd(27)}${(option.variable ?? "").padEnd(28)}${help}`;
 }

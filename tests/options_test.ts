@@ -89,6 +89,7 @@ const SAMPLES: Partial<Record<OptionName, [text: string, value: unknown]>> = {
   waitTimeout: ["8", 8_000],
   allowUrl: ["^https://a\\.example/", ["^https:\\/\\/a\\.example\\/"]],
   denyUrl: ["\\.zip$", ["\\.zip$"]],
+  retries: ["2", 2],
 };
 
 /** Where the parsed value of each option lands in a job's configuration. */

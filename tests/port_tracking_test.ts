@@ -6,10 +6,12 @@ import assert from "node:assert/strict";
 import { type Sandbox, startSandbox, STYLESHEET_MARKER } from "../fixtures/sandbox.ts";
 import { pdfText, runJobProcess, TestFolder, waitUntil } from "./helpers/job_process.ts";
 import { browserProcessesLeft, browserProcessesUnder } from "./helpers/processes.ts";
+import { portFlags } from "./helpers/site_flags.ts";
 
-const FAST = ["--pause-scale=0"];
 // Waits for a job's log line (20 s) are hang guards: a job reaches its first rows 2–4 s after it starts,
 // longer on a loaded host, never 20 s.
+
+const FAST = ["--pause-scale=0"];
 
 function portArgs(sandbox: Sandbox, csv: string, out: string, jobId: string, ...rest: string[]): string[] {
   return [
@@ -19,8 +21,7 @@ function portArgs(sandbox: Sandbox, csv: string, out: string, jobId: string, ...
     sandbox.apiBaseUrl,
     "user-7",
     "2.5",
-    `--port-url=${sandbox.portUrl}`,
-    ...FAST,
+    ...portFlags(sandbox),
     ...rest,
   ];
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
-import { type RowLoopOptions, type RowOutcome, runRows } from "../lib/row_loop.ts";
+import { type RetryPolicy, type RowLoopOptions, type RowOutcome, runRows } from "../lib/row_loop.ts";
 import { StopRequestedError } from "../lib/errors.ts";
 import { sleep } from "../lib/timings.ts";
 
@@ -225,6 +225,124 @@ Deno.test("runRows", async (t) => {
         TypeError,
       );
     });
+
+    /** Retries of rows whose names start with "flaky": `mayPass` says yes for "flaky" errors only. */
+    const retry = (retries: number, delayMs: RetryPolicy["delayMs"] = () => 0): RetryPolicy => ({
+      retries,
+      mayPass: (error: unknown) => error instanceof Error && error.message.startsWith("flaky"),
+      delayMs,
+    });
+    /** A process that fails `failures` times per row with an error that may pass, then succeeds. */
+    const flaky = (failures: number) => {
+      const tries = new Map<number, number>();
+      return (row: Row, index: number) => {
+        const tried = (tries.get(index) ?? 0) + 1;
+        tries.set(index, tried);
+        events.push(`process ${index}.${tried}`);
+        if (tried <= failures) return Promise.reject(new Error(`flaky ${row.name} try ${tried}`));
+        return Promise.resolve(`${row.name}.pdf`);
+      };
+    };
+
+    await t.step(
+      "retry: a failure that may pass is tried again, each try logged and told to onFailure",
+      async () => {
+        await fresh();
+        const waits: [number, string][] = [];
+        const outcome = await runRows(options(rows("a", "b"), {
+          process: flaky(2),
+          retry: retry(2, (next, error) => (waits.push([next, (error as Error).message]), 0)),
+          onFailure: () => Promise.resolve(void events.push("onFailure")),
+        }));
+        assert.equal(outcome.successCount, 2);
+        assert.deepEqual(events.slice(0, 5), [
+          "process 1.1",
+          "onFailure",
+          "process 1.2",
+          "onFailure",
+          "process 1.3",
+        ]);
+        assert.deepEqual(waits.slice(0, 2), [[2, "flaky a try 1"], [3, "flaky a try 2"]]);
+        const lines = records.map(messageOf);
+        assert.ok(
+          lines.includes("Row 1/2 (name a): try 1 of 3 failed: flaky a try 1; trying again in 0 s"),
+          lines.join("\n"),
+        );
+        assert.ok(lines.includes("Row 1/2 (name a): try 2 of 3 failed: flaky a try 2; trying again in 0 s"));
+        assert.ok(lines.includes("Row 1/2 (name a): saved a.pdf"));
+      },
+    );
+
+    await t.step("retry: after the last try the row fails with the last error", async () => {
+      await fresh();
+      const outcome = await runRows(options(rows("a"), { process: flaky(5), retry: retry(2) }));
+      assert.equal(outcome.failureCount, 1);
+      assert.equal(outcome.results[0]!.error, "flaky a try 3");
+      assert.deepEqual(events, ["process 1.1", "process 1.2", "process 1.3"]);
+      assert.ok(records.map(messageOf).includes("Row 1/1 (name a): failed: flaky a try 3"));
+    });
+
+    await t.step("retry: a failure that will not pass is not tried again", async () => {
+      await fresh();
+      const outcome = await runRows(options(rows("bad-a"), { retry: retry(3) }));
+      assert.equal(outcome.failureCount, 1);
+      assert.deepEqual(events, ["process 1"]);
+    });
+
+    await t.step("retry: a stop during the wait before a retry ends the run at once", async () => {
+      await fresh();
+      const controller = new AbortController();
+      const outcome = await runRows(options(rows("a", "b"), {
+        signal: controller.signal,
+        process: flaky(1),
+        // An hour's wait: only a prompt stop lets this step end.
+        retry: retry(
+          1,
+          () => (setTimeout(() => controller.abort(new StopRequestedError("SIGTERM")), 20), 3_600_000),
+        ),
+      }));
+      assert.equal(outcome.stopped, true);
+      assert.deepEqual(outcome.results, []);
+      assert.deepEqual(events, ["process 1.1"]);
+      assert.ok(records.map(messageOf).includes("Row 1/2 (name a): interrupted by a stop request"));
+    });
+
+    await t.step("retry: a stop file created during the wait stops before the next try", async () => {
+      await fresh();
+      const outcome = await runRows(options(rows("a", "b"), {
+        process: flaky(1),
+        retry: retry(1, () => (Deno.writeTextFileSync(stopFile, ""), 0)),
+      }));
+      assert.equal(outcome.stopped, true);
+      assert.deepEqual(events, ["process 1.1"]);
+    });
+
+    await t.step(
+      "resume: a row already present is not processed, counts as a success, gets no pause",
+      async () => {
+        await fresh();
+        const progress: number[][] = [];
+        const outcome = await runRows(options(rows("a", "b", "c"), {
+          alreadyPresent: (row, index) => Promise.resolve(row.name === "b" ? `00${index} b.pdf` : undefined),
+          afterRow: (index) => Promise.resolve(void events.push(`after ${index}`)),
+          onProgress: (...args) => progress.push(args),
+        }));
+        assert.equal(outcome.successCount, 3);
+        assert.deepEqual(outcome.results.map((r) => [r.status, r.pdf_file]), [
+          ["success", "001 a.pdf"],
+          ["success", "002 b.pdf"],
+          ["success", "003 c.pdf"],
+        ]);
+        assert.match(outcome.results[1]!.timestamp, TIMESTAMP);
+        assert.deepEqual(events, ["process 1", "after 1", "process 3"]);
+        assert.deepEqual(progress, [[1, 3, 0], [2, 3, 0], [3, 3, 0]]);
+        assert.ok(
+          records.map(messageOf).includes(
+            "Row 2/3 (name b): already present as 002 b.pdf; not captured again",
+          ),
+        );
+      },
+    );
 
     await t.step("no rows: nothing happens, not stopped even with a stop file", async () => {
       await fresh();

@@ -6,7 +6,7 @@
  */
 import makeFetchCookie from "fetch-cookie";
 import { CookieJar } from "tough-cookie";
-import { errorText } from "../errors.ts";
+import { ConnectionError, errorText, HttpStatusError } from "../errors.ts";
 import { formatSeconds } from "../browser/deadline.ts";
 
 /** A desktop browser's User-Agent: some portals answer scripts differently. */
@@ -40,7 +40,8 @@ export class PortReportClient {
   /**
    * POSTs the form for `containerNumber`, following redirects.
    *
-   * @throws {Error} on a transport error, a timeout or a non-2xx answer, with a message that says which.
+   * @throws {HttpStatusError} on a non-2xx answer; {@linkcode ConnectionError} on a transport error or a
+   * timeout; each with a message that says which.
    */
   async fetch(containerNumber: string, signal?: AbortSignal): Promise<PortReport> {
     const url = this.#portUrl + CONTAINER_LOCATION_PATH;
@@ -63,15 +64,19 @@ export class PortReportClient {
       });
       const html = await response.text();
       if (!response.ok) {
-        throw new Error(`the port portal answered HTTP ${response.status} ${response.statusText}`.trim());
+        throw new HttpStatusError(
+          `the port portal answered HTTP ${response.status} ${response.statusText}`.trim(),
+          response.status,
+          response.headers.get("retry-after"),
+        );
       }
       return { html, url: response.url || url };
     } catch (error) {
       if (timeout.aborted) {
-        throw new Error(`the port portal did not answer within ${formatSeconds(this.#timeoutMs)}`);
+        throw new ConnectionError(`the port portal did not answer within ${formatSeconds(this.#timeoutMs)}`);
       }
-      if (error instanceof Error && error.message.startsWith("the port portal")) throw error;
-      throw new Error(`the port portal could not be reached: ${errorText(error)}`);
+      if (error instanceof HttpStatusError) throw error;
+      throw new ConnectionError(`the port portal could not be reached: ${errorText(error)}`);
     }
   }
 }

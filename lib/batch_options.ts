@@ -1,0 +1,55 @@
+/**
+ * The opt-in settings for big batches, turned into what the row loop and the exit code need: `--resume`
+ * (rows whose PDF is already complete are not captured again), `--retries` (failures that may pass are
+ * tried again) and `--fail-on-row-errors` (exit 3). Without them a run is exactly the spec's.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { isCompletePdf } from "./browser/pdf_output.ts";
+import type { CommonConfig } from "./job_config.ts";
+import { EXIT_ROW_ERRORS } from "./job_runner.ts";
+import { mayPass, retryDelayMs } from "./retry.ts";
+import type { RetryPolicy, RowLoopResult } from "./row_loop.ts";
+
+/** The row loop's `alreadyPresent` and `retry`, each only when its option is on. */
+export interface BatchOptions<Row> {
+  /** Under `--resume`: the row's PDF name when it is complete in the output folder. */
+  alreadyPresent?(row: Row, index: number): Promise<string | undefined>;
+  /** Under `--retries N` with N > 0. */
+  retry?: RetryPolicy;
+}
+
+/**
+ * The row loop's opt-in parts for this run. `pdfName` names a row's PDF as the job writes it; `jobMayPass`
+ * adds the job's own failures that another try may cure to those both jobs share.
+ */
+export function batchOptions<Row>(
+  config: Pick<CommonConfig, "resume" | "retries" | "outputDir" | "timings">,
+  pdfName: (row: Row, index: number) => string,
+  jobMayPass: (error: unknown) => boolean = () => false,
+): BatchOptions<Row> {
+  const options: BatchOptions<Row> = {};
+  if (config.resume) {
+    options.alreadyPresent = async (row, index) => {
+      const name = pdfName(row, index);
+      return await isCompletePdf(join(config.outputDir, name)) ? name : undefined;
+    };
+  }
+  if (config.retries > 0) {
+    options.retry = {
+      retries: config.retries,
+      mayPass: (error) => mayPass(error) || jobMayPass(error),
+      delayMs: (next, error) => retryDelayMs(next, error, config.timings.pauseScale, Math.random()),
+    };
+  }
+  return options;
+}
+
+/** The exit code of a run that went through all its rows: 3 under `--fail-on-row-errors` when one failed. */
+export function finishedExitCode(
+  config: Pick<CommonConfig, "failOnRowErrors">,
+  outcome: Pick<RowLoopResult<unknown>, "failureCount">,
+): number {
+  return config.failOnRowErrors && outcome.failureCount > 0 ? EXIT_ROW_ERRORS : 0;
+}
