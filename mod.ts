@@ -62,7 +62,7 @@ export {
 
 // The browser.
 export { Browser, type BrowserOptions } from "./lib/browser/browser.ts";
-export { BrowserSupervisor, type SupervisorOptions } from "./lib/browser/supervisor.ts";
+export { BrowserSupervisor, type SupervisorOptions, type TabUse } from "./lib/browser/supervisor.ts";
 export { type PageFunction, Tab, type TabOptions } from "./lib/browser/tab.ts";
 export type { FrameElement } from "./lib/browser/frame_element.ts";
 export type { ChildFrame } from "./lib/browser/frame_tracker.ts";

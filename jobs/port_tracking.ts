@@ -12,7 +12,7 @@ import { withBaseHref } from "../lib/port/base_href.ts";
 import { completePortJob } from "../lib/job_server/completion.ts";
 import { type PortRow, readPortRows } from "../lib/csv_rows.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers, withRefusalLog } from "../lib/browser/from_config.ts";
+import { jobBrowsers, rowTabUse } from "../lib/browser/from_config.ts";
 import { parsePortCommand, type PortConfig } from "../lib/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
 import { jobServerClientFor, PORT_SERVICE } from "../lib/job_server/services.ts";
@@ -52,12 +52,15 @@ export const portTrackingJob: JobDefinition<PortConfig> = {
 /**
  * Runs Job B with a parsed configuration; returns the exit code (0, 1, 3 or 130).
  */
-export async function runPortTracking(config: PortConfig, { signal, log }: JobContext): Promise<number> {
+export async function runPortTracking(
+  config: PortConfig,
+  { signal, log, requestStop }: JobContext,
+): Promise<number> {
   const logger = log.logger("port-tracking");
   logger.info(`Port container location job ${config.jobId}: ${config.inputFile} → ${config.outputDir}`);
   await using browsers = jobBrowsers(config, { headless: true, logger, signal });
   try {
-    await browsers.tab();
+    await browsers.start();
   } catch (error) {
     logger.error(`Cannot start the browser: ${errorText(error)}`);
     return 1;
@@ -86,8 +89,11 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
       invoice_no: row.invoiceNo,
       ...result,
     }),
-    process: (row, index) =>
-      withRefusalLog(browsers, logger, index, async () => {
+    concurrency: config.concurrency,
+    requestStop,
+    rowDone: log.rowDone,
+    process: (row, index, logger) =>
+      browsers.withTab(rowTabUse(logger, index), async (tab) => {
         const page = await report.fetch(row.containerNumber, signal);
         if (page.html.length < MIN_REPORT_LENGTH) {
           throw new Error(
@@ -98,7 +104,6 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
         const tempFile = join(tmpdir(), tempHtmlFileName(config.jobId, index, row.containerNumber));
         await writeReportFile(tempFile, html);
         try {
-          const tab = await browsers.tab();
           const loaded = config.browserUrl === undefined
             ? await tab.navigate(pathToFileURL(tempFile).href, config.timings.waitTimeoutMs)
             // A remote browser cannot read this host's files: hand it the page itself.
@@ -116,7 +121,6 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
           await removeReportFile(tempFile);
         }
       }),
-    onFailure: (error) => browsers.recover(error),
     afterRow: () => pause(config.timings, "betweenRows", signal),
   });
   if (outcome.stopped) return EXIT_STOPPED;

@@ -10,7 +10,7 @@ import { completeShipmentJob } from "../lib/job_server/completion.ts";
 import { readShipmentRows, type ShipmentRow } from "../lib/csv_rows.ts";
 import { detailUrl, resolveDetailId } from "../lib/shipment/detail_record.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers, withRefusalLog } from "../lib/browser/from_config.ts";
+import { jobBrowsers, rowTabUse } from "../lib/browser/from_config.ts";
 import { pdfFileName, shipmentLogFileName, stopFileName } from "../lib/file_names.ts";
 import { parseShipmentCommand, type ShipmentConfig } from "../lib/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
@@ -57,7 +57,7 @@ export const shipmentTrackingJob: JobDefinition<ShipmentConfig> = {
  */
 export async function runShipmentTracking(
   config: ShipmentConfig,
-  { signal, log }: JobContext,
+  { signal, log, requestStop }: JobContext,
 ): Promise<number> {
   const logger = log.logger("shipment-tracking");
   const { timings } = config;
@@ -80,7 +80,7 @@ export async function runShipmentTracking(
     prepare: openPortal,
   });
   try {
-    await browsers.tab();
+    await browsers.start();
   } catch (error) {
     logger.error(`Cannot start the browser or open the tracking portal: ${errorText(error)}`);
     return 1;
@@ -100,9 +100,11 @@ export async function runShipmentTracking(
     logger,
     describe: (row) => `FCR ${row.fcrNumber}, invoice ${row.invoiceNumber}`,
     record: (row, result) => ({ fcr_number: row.fcrNumber, invoice_number: row.invoiceNumber, ...result }),
-    process: (row, index) =>
-      withRefusalLog(browsers, logger, index, async () => {
-        const tab = await browsers.tab();
+    concurrency: config.concurrency,
+    requestStop,
+    rowDone: log.rowDone,
+    process: (row, index, logger) =>
+      browsers.withTab(rowTabUse(logger, index), async (tab) => {
         const loaded = await tab.navigate(
           `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
           timings.httpTimeoutMs,
@@ -150,7 +152,6 @@ export async function runShipmentTracking(
         }
         return fileName;
       }),
-    onFailure: (error) => browsers.recover(error),
   });
   if (outcome.stopped) return EXIT_STOPPED;
 

@@ -61,6 +61,8 @@ export interface CommonConfig {
   retries: number;
   /** `--fail-on-row-errors` or CAPTURE_FAIL_ON_ROW_ERRORS: exit 3 when a row failed. */
   failOnRowErrors: boolean;
+  /** `--concurrency` or CAPTURE_CONCURRENCY: rows in progress at once, each in its own tab; 1 by default. */
+  concurrency: number;
 }
 
 /** Job A's settings. */
@@ -150,6 +152,7 @@ function parseCommand<C>(
     resume: values.resume,
     retries: values.retries,
     failOnRowErrors: values.failOnRowErrors,
+    concurrency: values.concurrency,
   };
   if (values.chromePath !== undefined) config.chromePath = values.chromePath;
   if (values.browserUrl !== undefined) config.browserUrl = values.browserUrl;

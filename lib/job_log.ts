@@ -1,11 +1,13 @@
 /**
  * The job's text log: INFO and above, one line per record, written to standard output as it happens
- * and kept in memory for the upload at the end.
+ * and kept in memory for the upload at the end. The rows' lines (records with a `row` property) read in
+ * file order even when rows run at once (`row_order.ts`).
  *
  * @module
  */
 import { configure, getLogger, type Logger, type LogRecord, reset } from "@logtape/logtape";
 import { localTimestamp } from "./local_timestamp.ts";
+import { RowOrder } from "./row_order.ts";
 import { stderrStatusLine, writeAll } from "./status_line.ts";
 
 /** Root category of every capture-jobs logger. */
@@ -20,6 +22,8 @@ export interface JobLog extends AsyncDisposable {
   text(): string;
   /** A logger of the job, under the capture-jobs category. */
   logger(name: string): JobLogger;
+  /** Row `index` has logged its last line; the lines of later rows held back for file order follow. */
+  rowDone(index: number): void;
 }
 
 /** Formats one record: `2026-11-22T03:22:36.123 INFO message`. */
@@ -36,13 +40,16 @@ export function formatLogLine(record: LogRecord): string {
  */
 export async function startJobLog(write: (line: string) => void = writeStdout): Promise<JobLog> {
   const lines: string[] = [];
+  const order = new RowOrder((line) => {
+    lines.push(line);
+    write(line);
+  });
   await configure({
     reset: true,
     sinks: {
       job: (record) => {
-        const line = formatLogLine(record) + "\n";
-        lines.push(line);
-        write(line);
+        const row = record.properties.row;
+        order.line(formatLogLine(record) + "\n", typeof row === "number" ? row : undefined);
       },
     },
     loggers: [
@@ -53,7 +60,11 @@ export async function startJobLog(write: (line: string) => void = writeStdout): 
   return {
     text: () => lines.join(""),
     logger: (name) => getLogger([LOG_CATEGORY, name]),
-    [Symbol.asyncDispose]: () => reset(),
+    rowDone: (index) => order.finished(index),
+    [Symbol.asyncDispose]: () => {
+      order.flush();
+      return reset();
+    },
   };
 }
 

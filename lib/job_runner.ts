@@ -22,6 +22,8 @@ export interface JobContext {
   signal: AbortSignal;
   /** The run's text log, started before `run` and closed after it; the job takes its loggers from it. */
   log: JobLog;
+  /** Stops the run as a signal does (the rows in progress end; exit 130): the stop file under `--concurrency`. */
+  requestStop(reason: Error): void;
 }
 
 /** One job, as the shell runs it. */
@@ -97,7 +99,11 @@ export async function runJob<C extends CommonConfig>(
   try {
     await using log = await startJobLog();
     try {
-      const code = await job.run(config, { signal: stop.signal, log });
+      const code = await job.run(config, {
+        signal: stop.signal,
+        log,
+        requestStop: (reason) => stop.abort(reason),
+      });
       return stop.signal.aborted ? EXIT_STOPPED : code;
     } catch (error) {
       if (stop.signal.aborted) return EXIT_STOPPED;

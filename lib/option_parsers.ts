@@ -65,9 +65,9 @@ export function number(name: string, value: string, range: { min: number; max?: 
   return parsed;
 }
 
-/** Checks a whole number from 0 to `max`. @throws {UsageError} */
-export function count(name: string, value: string, max: number): number {
-  const parsed = number(name, value, { min: 0, max });
+/** Checks a whole number from `min` (0 unless given) to `max`. @throws {UsageError} */
+export function count(name: string, value: string, max: number, min = 0): number {
+  const parsed = number(name, value, { min, max });
   if (!Number.isInteger(parsed)) throw new UsageError(`${name} must be a whole number, got ${value}`);
   return parsed;
 }

@@ -9,9 +9,9 @@
 import { count, cssSelector, httpUrl, number, secondsToMs, urlPattern, wsUrl } from "./option_parsers.ts";
 import { MAX_RETRIES } from "./retry.ts";
 import { DEFAULT_LIMITS_S, MAX_PAUSE_SCALE } from "./timings.ts";
+import type { JobKind, OptionSpec } from "./option_spec.ts";
 
-/** Which job the command line is for: `shipment` is Job A, `port` is Job B. */
-export type JobKind = "shipment" | "port";
+export type { BooleanOption, JobKind, OptionSpec, RepeatableOption, StringOption } from "./option_spec.ts";
 
 /** Each job's command name, as the usage line, `--version`, the task and the executable give it. */
 export const JOB_COMMANDS: Readonly<Record<JobKind, string>> = {
@@ -19,59 +19,14 @@ export const JOB_COMMANDS: Readonly<Record<JobKind, string>> = {
   port: "port-tracking",
 };
 
+/**
+ * The most rows in progress at once: a 2-core host gains nothing beyond 4 to 8 (see README "Performance"),
+ * and every tab costs memory; 16 leaves room for a larger host or a browser pool.
+ */
+export const MAX_CONCURRENCY = 16;
+
 /** The default `{port_url}`. */
 export const DEFAULT_PORT_URL = "https://cpatos.gov.bd/pcs";
-
-/** What the option table declares about every option. */
-interface OptionBase {
-  /** The long flag; `--name=value` and `--name value` both work. */
-  flag: `--${string}`;
-  /** A one-letter alias (`-h`). */
-  short?: string;
-  /** The environment variable a flag wins over; none for options that only make sense per run. */
-  variable?: string;
-  /** Job A, Job B or both: the other job's parser rejects the flag and never reads the variable. */
-  jobs: "A" | "B" | "both";
-  /** The `--help` line's text, or one per job when the option means something else in each. */
-  help: string | Readonly<Record<JobKind, string>>;
-  /** The "meaning" column of README's configuration table. */
-  readme: string;
-  /** README's "default" column when the default is not a value one could type ("off", "start a …"). */
-  defaultText?: string;
-}
-
-/** A flag without a value; its variable, if any, takes true/false, 1/0, yes/no or on/off. */
-export interface BooleanOption extends OptionBase {
-  /** Marks a boolean option. */
-  kind: "boolean";
-}
-
-/** An option with one value: the flag, else the variable (an empty one is unset), else the default. */
-export interface StringOption<T> extends OptionBase {
-  /** Marks an option with one value. */
-  kind: "string";
-  /** The value's placeholder in `--help` (`URL`, `S`). */
-  arg: string;
-  /** The value used when neither flag nor variable gives one, as a user would type it. */
-  default?: string;
-  /** The job cannot run without it: missing or blank is a usage error. */
-  required?: true;
-  /** Validates the text (`name` is the flag, for the message); throws a one-line `UsageError`. */
-  parse(text: string, name: string): T;
-}
-
-/** An option that may repeat; its variable holds one value a line (blank lines skipped). */
-export interface RepeatableOption<T> extends OptionBase {
-  /** Marks a repeatable option. */
-  kind: "repeatable";
-  /** The value's placeholder in `--help`. */
-  arg: string;
-  /** Validates one value, as {@linkcode StringOption.parse} does. */
-  parse(text: string, name: string): T;
-}
-
-/** One row of the option table. */
-export type OptionSpec = BooleanOption | StringOption<unknown> | RepeatableOption<unknown>;
 
 /** The option table, in `--help` order: Job A's options, Job B's, then the shared ones. */
 export const OPTIONS = {
@@ -259,6 +214,18 @@ export const OPTIONS = {
     help: "exit 3 when a row failed (after the upload and completion)",
     defaultText: "off",
     readme: "exit 3 instead of 0 when a row failed ([big batches](#big-batches))",
+  },
+  concurrency: {
+    flag: "--concurrency",
+    variable: "CAPTURE_CONCURRENCY",
+    jobs: "both",
+    kind: "string",
+    arg: "N",
+    default: "1",
+    parse: (text: string, name: string) => count(name, text, MAX_CONCURRENCY, 1),
+    help: `rows in progress at once, each in its own tab (default 1, at most ${MAX_CONCURRENCY})`,
+    readme:
+      `rows in progress at once, each in its own tab; outputs keep the file order ([concurrency](#concurrency))`,
   },
   check: {
     flag: "--check",

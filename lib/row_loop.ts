@@ -1,30 +1,26 @@
 /**
- * The loop both jobs share: rows strictly in file order, one at a time; a stop file or a stop signal
- * checked before each row and each retry; a failing row recorded while the job goes on. Opt-in: a row whose
- * PDF is already there is not captured again (`--resume`), and a row that failed for a cause that may pass is
- * tried again after a growing wait (`--retries`).
+ * The loop both jobs share: rows in file order, one at a time (the spec's order) or, under `--concurrency N`,
+ * up to N at once, each taken in file order; a stop file or a stop signal checked before each row and each
+ * retry; a failing row recorded while the job goes on. Results, counts and the rows' log lines come out in
+ * file order however many rows ran at once. Opt-in: a row whose PDF is already there is not captured again
+ * (`--resume`), and a row that failed for a cause that may pass is tried again after a growing wait
+ * (`--retries`).
  *
  * @module
  */
-import { errorText, StopRequestedError } from "./errors.ts";
-import { formatSeconds } from "./browser/deadline.ts";
+import { StopRequestedError } from "./errors.ts";
 import type { JobLogger } from "./job_log.ts";
 import { localTimestamp } from "./local_timestamp.ts";
 import { terminalProgress } from "./progress.ts";
-import type { RowStatus } from "./row_result.ts";
-import { sleep } from "./timings.ts";
+import { type RetryPolicy, type RowOutcome, tryRow } from "./row_tries.ts";
 
-/** How one row ended, before the job shapes it into its result record. */
-export interface RowOutcome {
-  /** Whether the row's PDF was written. */
-  status: RowStatus;
-  /** The PDF file name `process` returned; set on success only. */
-  pdf_file?: string;
-  /** The failure as one line of text (`errorText`); set on error only. */
-  error?: string;
-  /** When the row ended: `localTimestamp()`, local `YYYY-MM-DDTHH:MM:SS.mmm` without offset. */
-  timestamp: string;
-}
+export type { RetryPolicy, RowOutcome };
+
+/**
+ * How often the stop file is looked for while rows run at once: with every worker busy on a slow row, the
+ * check before the next row could come minutes later. Twice a second costs one `lstat` each time.
+ */
+export const STOP_FILE_POLL_MS = 500;
 
 /** What the loop needs from a job. */
 export interface RowLoopOptions<Row, Result> {
@@ -34,17 +30,18 @@ export interface RowLoopOptions<Row, Result> {
   stopFile: string;
   /** Aborted by SIGINT/SIGTERM. */
   signal: AbortSignal;
-  /** Where each row's start, PDF or failure, stop requests and the final summary are logged. */
+  /**
+   * Where each row's start, PDF or failure, stop requests and the final summary are logged. A row's lines go
+   * to `logger.with({ row: index })`, which the job log keeps in file order.
+   */
   logger: JobLogger;
   /** "FCR X, invoice Y": how a row is named in the log. */
   describe(row: Row): string;
-  /** Does the row's work; returns the PDF file name written. `index` is 1-based. */
-  process(row: Row, index: number): Promise<string>;
+  /** Does the row's work, logging to `logger`; returns the PDF file name written. `index` is 1-based. */
+  process(row: Row, index: number, logger: JobLogger): Promise<string>;
   /** The job's result record for a row. */
   record(row: Row, outcome: RowOutcome): Result;
-  /** Told about every failure before the next row (e.g. to replace a dead browser). */
-  onFailure?(error: unknown): Promise<void>;
-  /** Runs after every row that was worked on, success or not (Job B's pause between rows). */
+  /** Runs after every row that was worked on, success or not, when rows are left (Job B's pause). */
   afterRow?(index: number): Promise<void>;
   /**
    * `--resume`: the name of the row's PDF when it is already in the output folder, complete; the row then
@@ -53,18 +50,14 @@ export interface RowLoopOptions<Row, Result> {
   alreadyPresent?(row: Row, index: number): Promise<string | undefined>;
   /** `--retries`: how many more tries a failed row gets, and for which failures after which wait. */
   retry?: RetryPolicy;
+  /** `--concurrency`: rows in progress at once; 1 (the spec's one at a time) by default. */
+  concurrency?: number;
+  /** Stops the rows in progress when the stop file appears while others run (under `--concurrency`). */
+  requestStop?(reason: Error): void;
+  /** Told when a row has logged its last line, so the job log can write later rows' lines held for order. */
+  rowDone?(index: number): void;
   /** Told after every row; progress on a terminal's standard error by default. */
   onProgress?: ((done: number, total: number, failed: number) => void) | undefined;
-}
-
-/** When and how often a failed row is tried again. */
-export interface RetryPolicy {
-  /** Extra tries after the first, at most. */
-  retries: number;
-  /** Whether another try may cure `error`. */
-  mayPass(error: unknown): boolean;
-  /** The wait before try `next` (2 for the first retry) after `error`, in milliseconds. */
-  delayMs(next: number, error: unknown): number;
 }
 
 /** How the loop ended. */
@@ -79,50 +72,84 @@ export interface RowLoopResult<Result> {
   stopped: boolean;
 }
 
-/** Runs every row in order. Never throws for a row's failure. */
+/** Runs every row. Never throws for a row's failure. */
 export async function runRows<Row, Result>(
   options: RowLoopOptions<Row, Result>,
 ): Promise<RowLoopResult<Result>> {
   const { rows, logger } = options;
+  const recorded: Result[] = [];
   const outcome: RowLoopResult<Result> = { results: [], successCount: 0, failureCount: 0, stopped: false };
   const started = performance.now();
   const onProgress = options.onProgress ?? terminalProgress();
-  for (const [position, row] of rows.entries()) {
-    const index = position + 1;
-    if (await stopRequested(options)) {
-      logger.warn("Stop requested before row {index} of {total}; stopping.", { index, total: rows.length });
-      outcome.stopped = true;
-      return outcome;
+  const stopRequested = () => isStopRequested(options);
+  let next = 0;
+  let inProgress = 0;
+  let done = 0;
+
+  /** Takes the next row in file order until none is left or the run stops. */
+  const worker = async (): Promise<void> => {
+    while (!outcome.stopped && next < rows.length) {
+      const index = ++next;
+      const row = rows[index - 1]!;
+      if (await stopRequested()) {
+        if (outcome.stopped) return;
+        outcome.stopped = true;
+        logger.warn("Stop requested before row {index} of {total}; stopping.", { index, total: rows.length });
+        if (inProgress > 0) options.requestStop?.(new StopRequestedError("stopped by the stop file"));
+        return;
+      }
+      inProgress++;
+      const rowLogger = logger.with({ row: index });
+      const name = `Row ${index}/${rows.length} (${options.describe(row)})`;
+      const present = await options.alreadyPresent?.(row, index);
+      let ended: RowOutcome | "stopped";
+      if (present !== undefined) {
+        rowLogger.info(`${name}: already present as ${present}; not captured again`);
+        ended = { status: "success", pdf_file: present, timestamp: localTimestamp() };
+      } else {
+        rowLogger.info(`${name}: processing`);
+        ended = await tryRow({
+          work: () => options.process(row, index, rowLogger),
+          logger: rowLogger,
+          name,
+          retry: options.retry,
+          signal: options.signal,
+          stopRequested,
+        });
+        if (ended !== "stopped" && ended.status === "success") {
+          rowLogger.info(`${name}: saved ${ended.pdf_file}`);
+        }
+      }
+      inProgress--;
+      options.rowDone?.(index);
+      if (ended === "stopped") {
+        outcome.stopped = true;
+        return;
+      }
+      if (ended.status === "success") outcome.successCount++;
+      else outcome.failureCount++;
+      recorded[index - 1] = options.record(row, ended);
+      onProgress?.(++done, rows.length, outcome.failureCount);
+      if (present === undefined && next < rows.length) await pauseAfter(options, index);
     }
-    const name = `Row ${index}/${rows.length} (${options.describe(row)})`;
-    const present = await options.alreadyPresent?.(row, index);
-    if (present !== undefined) {
-      outcome.results.push(
-        options.record(row, { status: "success", pdf_file: present, timestamp: localTimestamp() }),
-      );
-      outcome.successCount++;
-      logger.info(`${name}: already present as ${present}; not captured again`);
-      onProgress?.(index, rows.length, outcome.failureCount);
-      continue;
-    }
-    logger.info(`${name}: processing`);
-    const ended = await tryRow(options, row, index, name);
-    if (ended === "stopped") {
-      outcome.stopped = true;
-      return outcome;
-    }
-    if (ended.status === "success") {
-      outcome.successCount++;
-      logger.info(`${name}: saved ${ended.pdf_file}`);
-    } else outcome.failureCount++;
-    outcome.results.push(options.record(row, ended));
-    onProgress?.(index, rows.length, outcome.failureCount);
-    try {
-      if (index < rows.length) await options.afterRow?.(index);
-    } catch (error) {
-      if (!(error instanceof StopRequestedError) && !options.signal.aborted) throw error;
-    }
+  };
+
+  const workers = Math.max(1, Math.min(options.concurrency ?? 1, rows.length));
+  // One row at a time is the spec's: the stop file is checked before each row, nothing more.
+  const poll = workers > 1 ? setInterval(() => void watchStopFile(), STOP_FILE_POLL_MS) : undefined;
+  const watchStopFile = async () => {
+    if (outcome.stopped || inProgress === 0 || options.signal.aborted || !await stopRequested()) return;
+    outcome.stopped = true;
+    logger.warn("Stop requested with {count} row(s) in progress; stopping them.", { count: inProgress });
+    options.requestStop?.(new StopRequestedError("stopped by the stop file"));
+  };
+  try {
+    await Promise.all(Array.from({ length: workers }, worker));
+  } finally {
+    clearInterval(poll);
   }
+  outcome.results = recorded.filter((result) => result !== undefined);
+  if (outcome.stopped) return outcome;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   logger.info(
     `Finished: ${rows.length} row(s), ${outcome.successCount} succeeded, ${outcome.failureCount} failed in ${seconds} s`,
@@ -130,54 +157,16 @@ export async function runRows<Row, Result>(
   return outcome;
 }
 
-/**
- * Works on one row: its first try and, under a retry policy, more tries while the failure may pass. Every
- * failed try is logged and told to `onFailure` (a dead browser is replaced before the next); the outcome
- * holds the last error. "stopped" when the run was asked to stop during a try or a wait.
- */
-async function tryRow<Row, Result>(
-  options: RowLoopOptions<Row, Result>,
-  row: Row,
-  index: number,
-  name: string,
-): Promise<RowOutcome | "stopped"> {
-  const { logger, retry, signal } = options;
-  const tries = 1 + (retry?.retries ?? 0);
-  for (let attempt = 1;; attempt++) {
-    try {
-      const pdfFile = await options.process(row, index);
-      return { status: "success", pdf_file: pdfFile, timestamp: localTimestamp() };
-    } catch (error) {
-      if (signal.aborted) {
-        logger.warn(`${name}: interrupted by a stop request`);
-        return "stopped";
-      }
-      const text = errorText(error);
-      if (attempt >= tries || !retry?.mayPass(error)) {
-        logger.error(`${name}: failed: ${text}`);
-        await options.onFailure?.(error);
-        return { status: "error", error: text, timestamp: localTimestamp() };
-      }
-      const waitMs = retry.delayMs(attempt + 1, error);
-      logger.warn(
-        `${name}: try ${attempt} of ${tries} failed: ${text}; trying again in ${formatSeconds(waitMs)}`,
-      );
-      await options.onFailure?.(error);
-      try {
-        await sleep(waitMs, signal);
-      } catch {
-        logger.warn(`${name}: interrupted by a stop request`);
-        return "stopped";
-      }
-      if (await stopRequested(options)) {
-        logger.warn(`${name}: stop requested before try ${attempt + 1}; stopping.`);
-        return "stopped";
-      }
-    }
+/** The job's pause after a row; a stop during it is seen before the next row. */
+async function pauseAfter<Row, Result>(options: RowLoopOptions<Row, Result>, index: number): Promise<void> {
+  try {
+    await options.afterRow?.(index);
+  } catch (error) {
+    if (!(error instanceof StopRequestedError) && !options.signal.aborted) throw error;
   }
 }
 
-async function stopRequested(options: { stopFile: string; signal: AbortSignal }): Promise<boolean> {
+async function isStopRequested(options: { stopFile: string; signal: AbortSignal }): Promise<boolean> {
   if (options.signal.aborted) return true;
   try {
     await Deno.lstat(options.stopFile);

@@ -26,7 +26,7 @@ Deno.test("BrowserSupervisor replaces a killed browser; a renderer crash fails a
   let firstPid = 0;
 
   await t.step("a killed browser: its tab fails fast, the supervisor starts a fresh one", async () => {
-    const first = await supervisor.tab();
+    const first = (await supervisor.start()).tab;
     assert.equal(supervisor.starts, 1);
     firstFolder = await runFolderOfTab(first);
     firstPid = await browserPidOf(firstFolder);
@@ -43,7 +43,7 @@ Deno.test("BrowserSupervisor replaces a killed browser; a renderer crash fails a
     // Rejected before anything is sent; a call that was sent would wait its 10 s deadline.
     assert.ok(performance.now() - started < 100);
 
-    const second = await supervisor.tab();
+    const second = (await supervisor.start()).tab;
     assert.equal(supervisor.starts, 2);
     assert.notEqual(second, first);
     assert.equal(await second.navigate(site.url("/page"), 5_000), true);
@@ -55,7 +55,7 @@ Deno.test("BrowserSupervisor replaces a killed browser; a renderer crash fails a
   await t.step(
     "renderers killed: a pending evaluate fails fast with BrowserGoneError, not a hang",
     async () => {
-      const tab = await supervisor.tab();
+      const tab = (await supervisor.start()).tab;
       assert.equal(supervisor.starts, 2, "still the second browser");
       const runFolder = await runFolderOfTab(tab);
       const pid = await browserPidOf(runFolder);

@@ -15,7 +15,7 @@ Deno.test("jobBrowsers: the browser start is not bound by --wait-timeout", async
   if (command.action !== "run") throw new Error("expected a run");
   const options = { headless: true, logger: getLogger(["test"]), signal: new AbortController().signal };
   await using browsers = jobBrowsers(command.config, options);
-  const tab = await browsers.tab();
+  const { tab } = await browsers.start();
   assert.equal(await tab.evaluate(() => 6 * 7, [], 10_000, "a sum"), 42);
   assert.equal(browsers.starts, 1);
 });

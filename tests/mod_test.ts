@@ -37,6 +37,7 @@ import type {
   ShipmentRow,
   SupervisorOptions,
   TabOptions,
+  TabUse,
   Timings,
 } from "../mod.ts";
 
@@ -159,11 +160,13 @@ export type PublicTypes = [
   PageFunction<unknown>,
   PortReport,
   PortResult,
+  PrintParams,
   Refusals,
   ReportingRequestOptions,
   RowStatus,
   ShipmentResult,
   SupervisorOptions,
   TabOptions,
+  TabUse,
   Timings,
 ];

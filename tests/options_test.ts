@@ -90,6 +90,7 @@ const SAMPLES: Partial<Record<OptionName, [text: string, value: unknown]>> = {
   allowUrl: ["^https://a\\.example/", ["^https:\\/\\/a\\.example\\/"]],
   denyUrl: ["\\.zip$", ["\\.zip$"]],
   retries: ["2", 2],
+  concurrency: ["3", 3],
 };
 
 /** Where the parsed value of each option lands in a job's configuration. */

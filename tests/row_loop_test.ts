@@ -98,24 +98,6 @@ Deno.test("runRows", async (t) => {
       assert.equal(lines.length, 5);
     });
 
-    await t.step("onFailure gets the error itself, once per failed row, before the next row", async () => {
-      await fresh();
-      const seen: unknown[] = [];
-      const outcome = await runRows(options(rows("bad-1", "ok", "bad-3"), {
-        onFailure: (error) => {
-          seen.push(error);
-          events.push("onFailure");
-          return Promise.resolve();
-        },
-      }));
-      assert.equal(seen.length, 2);
-      assert.ok(seen.every((e) => e instanceof Error));
-      assert.equal((seen[0] as Error).message, "cannot print bad-1\nsecond line");
-      assert.equal((seen[1] as Error).message, "cannot print bad-3\nsecond line");
-      assert.deepEqual(events, ["process 1", "onFailure", "process 2", "process 3", "onFailure"]);
-      assert.equal(outcome.failureCount, 2);
-    });
-
     await t.step("afterRow runs between rows, after failures too, but not after the last", async () => {
       await fresh();
       await runRows(options(rows("a", "bad-b", "c"), {
@@ -181,7 +163,6 @@ Deno.test("runRows", async (t) => {
     await t.step("aborted while a row runs: that row is not recorded as failed, the run stops", async () => {
       await fresh();
       const controller = new AbortController();
-      let failures = 0;
       const outcome = await runRows(options(rows("a", "b", "c"), {
         signal: controller.signal,
         process: (row, index) => {
@@ -192,12 +173,11 @@ Deno.test("runRows", async (t) => {
           }
           return Promise.resolve(`${row.name}.pdf`);
         },
-        onFailure: () => Promise.resolve(void failures++),
       }));
       assert.equal(outcome.stopped, true);
       assert.deepEqual(outcome.results.map((r) => r.name), ["a"]);
       assert.equal(outcome.failureCount, 0);
-      assert.equal(failures, 0);
+      assert.ok(!records.some((r) => r.level === "error"), "not logged as failed");
       assert.deepEqual(events, ["process 1", "process 2"]);
     });
 
@@ -245,23 +225,16 @@ Deno.test("runRows", async (t) => {
     };
 
     await t.step(
-      "retry: a failure that may pass is tried again, each try logged and told to onFailure",
+      "retry: a failure that may pass is tried again, each try logged",
       async () => {
         await fresh();
         const waits: [number, string][] = [];
         const outcome = await runRows(options(rows("a", "b"), {
           process: flaky(2),
           retry: retry(2, (next, error) => (waits.push([next, (error as Error).message]), 0)),
-          onFailure: () => Promise.resolve(void events.push("onFailure")),
         }));
         assert.equal(outcome.successCount, 2);
-        assert.deepEqual(events.slice(0, 5), [
-          "process 1.1",
-          "onFailure",
-          "process 1.2",
-          "onFailure",
-          "process 1.3",
-        ]);
+        assert.deepEqual(events.slice(0, 3), ["process 1.1", "process 1.2", "process 1.3"]);
         assert.deepEqual(waits.slice(0, 2), [[2, "flaky a try 1"], [3, "flaky a try 2"]]);
         const lines = records.map(messageOf);
         assert.ok(
@@ -343,6 +316,74 @@ Deno.test("runRows", async (t) => {
         );
       },
     );
+
+    await t.step(
+      "concurrency 3: at most 3 rows at once, taken in file order, results in file order",
+      async () => {
+        await fresh();
+        let running = 0;
+        let most = 0;
+        const names = ["a", "bad-b", "c", "d", "e", "f", "g"];
+        const outcome = await runRows(options(rows(...names), {
+          concurrency: 3,
+          process: async (row, index, rowLogger) => {
+            events.push(`start ${index}`);
+            most = Math.max(most, ++running);
+            rowLogger.info(`work of ${row.name}`);
+            // Later rows finish first: the results must still come out in file order.
+            await sleep(5 * (names.length - index));
+            running--;
+            if (row.name.startsWith("bad")) throw new Error(`cannot print ${row.name}`);
+            return `${row.name}.pdf`;
+          },
+        }));
+        assert.equal(most, 3);
+        assert.deepEqual(events.slice(0, 3), ["start 1", "start 2", "start 3"]);
+        assert.deepEqual(outcome.results.map((r) => r.name), names);
+        assert.deepEqual(outcome.results.map((r) => r.status)[1], "error");
+        assert.equal(outcome.successCount, 6);
+        assert.equal(outcome.failureCount, 1);
+        // Every line of a row carries its row, for the job log to keep them in file order.
+        const work = records.find((r) => messageOf(r) === "work of c");
+        assert.equal(work?.properties.row, 3);
+      },
+    );
+
+    await t.step("concurrency 2: afterRow per row worked on; rowDone for every row", async () => {
+      await fresh();
+      const finished: number[] = [];
+      await runRows(options(rows("a", "b", "c", "d"), {
+        concurrency: 2,
+        afterRow: (index) => Promise.resolve(void events.push(`after ${index}`)),
+        rowDone: (index) => finished.push(index),
+      }));
+      assert.deepEqual(events.filter((e) => e.startsWith("after")).sort(), ["after 1", "after 2"]);
+      assert.deepEqual(finished.sort(), [1, 2, 3, 4]);
+    });
+
+    await t.step("concurrency 3: the stop file while rows run stops them through requestStop", async () => {
+      await fresh();
+      const controller = new AbortController();
+      const outcome = await runRows(options(rows("a", "b", "c", "d", "e"), {
+        concurrency: 3,
+        signal: controller.signal,
+        requestStop: (reason) => controller.abort(reason),
+        process: async (row, index) => {
+          events.push(`process ${index}`);
+          if (index === 1) {
+            await Deno.writeTextFile(stopFile, "");
+            return `${row.name}.pdf`;
+          }
+          // The others would run for an hour: only the stop ends them.
+          await sleep(3_600_000, controller.signal);
+          return `${row.name}.pdf`;
+        },
+      }));
+      assert.equal(outcome.stopped, true);
+      assert.ok(controller.signal.aborted);
+      assert.deepEqual(outcome.results.map((r) => r.name), ["a"]);
+      assert.deepEqual(events, ["process 1", "process 2", "process 3"]);
+    });
 
     await t.step("no rows: nothing happens, not stopped even with a stop file", async () => {
       await fresh();

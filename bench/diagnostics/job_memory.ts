@@ -54,7 +54,12 @@ const previousTmp = Deno.env.get("TMPDIR");
 Deno.env.set("TMPDIR", dir);
 try {
   await using log = await startJobLog(checkpoint);
-  const code = await runPortTracking(command.config, { signal: new AbortController().signal, log });
+  const stop = new AbortController();
+  const code = await runPortTracking(command.config, {
+    signal: stop.signal,
+    log,
+    requestStop: (reason) => stop.abort(reason),
+  });
   if (code !== 0) throw new Error(`job exited with ${code}`);
 } finally {
   if (previousTmp === undefined) Deno.env.delete("TMPDIR");

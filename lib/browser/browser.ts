@@ -1,6 +1,7 @@
 /**
  * A browser for one job: a local Chromium it starts itself, or a running Chrome it attaches to
- * (`--browser-url`), with one tab. Closing is idempotent and `await using`-safe.
+ * (`--browser-url`), with the job's tabs (one, or one per row in progress under `--concurrency`). Closing is
+ * idempotent and `await using`-safe.
  *
  * @module
  */
@@ -20,8 +21,10 @@ export interface BrowserOptions {
   headless: boolean;
   /** Deadline for starting Chromium and connecting to it. */
   startTimeoutMs: number;
-  /** Told about every JavaScript dialog the page opened and the job dismissed. */
-  onDialog: (message: string) => void;
+  /** Told about every JavaScript dialog a page opened and the job dismissed, and in which tab (0-based). */
+  onDialog: (message: string, tab: number) => void;
+  /** How many tabs the job works in; 1 by default. */
+  tabs?: number;
   /** Which URLs the pages may request; by default every URL but local files. */
   policy?: UrlPolicy;
   /**
@@ -34,18 +37,23 @@ export interface BrowserOptions {
 /** Grace period for Chromium to exit after `Browser.close` before it is killed. */
 const CLOSE_GRACE_MS = 3_000;
 
-/** A connected browser with the job's tab. */
+/** A connected browser with the job's tabs. */
 export class Browser implements AsyncDisposable {
   readonly #process: ChromiumProcess | undefined;
   readonly #connection: CdpConnection;
-  /** The tab the job works in; one per browser, reused for every row. */
-  readonly tab: Tab;
+  /** The tabs the job works in, opened with the browser and reused for every row. */
+  readonly tabs: readonly Tab[];
   #closed: Promise<void> | undefined;
 
-  private constructor(process: ChromiumProcess | undefined, connection: CdpConnection, tab: Tab) {
+  private constructor(process: ChromiumProcess | undefined, connection: CdpConnection, tabs: Tab[]) {
     this.#process = process;
     this.#connection = connection;
-    this.tab = tab;
+    this.tabs = tabs;
+  }
+
+  /** The job's first tab (its only one without `--concurrency`). */
+  get tab(): Tab {
+    return this.tabs[0]!;
   }
 
   /**
@@ -76,15 +84,22 @@ export class Browser implements AsyncDisposable {
       );
       try {
         const ownsBrowser = process !== undefined;
+        const policy = options.policy ?? new UrlPolicy();
         // A browser this job started has nothing else in it: its first tab is the job's. Never take over a
-        // tab of a browser the job only attached to.
-        const tab = await Tab.open(connection, {
-          onDialog: options.onDialog,
-          policy: options.policy ?? new UrlPolicy(),
-          adoptFirstTab: ownsBrowser,
-        });
-        await lockDownBrowser(connection, tab, ownsBrowser);
-        return new Browser(process, connection, tab);
+        // tab of a browser the job only attached to. Every tab is open before the lockdown, which closes
+        // every other page.
+        const tabs: Tab[] = [];
+        for (let index = 0; index < (options.tabs ?? 1); index++) {
+          tabs.push(
+            await Tab.open(connection, {
+              onDialog: (message) => options.onDialog(message, index),
+              policy,
+              adoptFirstTab: ownsBrowser && index === 0,
+            }),
+          );
+        }
+        await lockDownBrowser(connection, tabs, ownsBrowser);
+        return new Browser(process, connection, tabs);
       } catch (error) {
         await connection.close();
         throw error;
@@ -106,7 +121,7 @@ export class Browser implements AsyncDisposable {
   }
 
   /**
-   * Closes the browser this job started (or, when attached, only the job's tab), kills what is left and
+   * Closes the browser this job started (or, when attached, only the job's tabs), kills what is left and
    * removes its temporary folder. Safe to call many times and on every path.
    */
   close(): Promise<void> {
@@ -120,7 +135,7 @@ export class Browser implements AsyncDisposable {
     const usable = this.goneReason === undefined;
     let closing = false;
     if (this.#process === undefined) {
-      if (usable) await this.tab.close();
+      if (usable) await Promise.all(this.tabs.map((tab) => tab.close()));
     } else if (usable) {
       closing = await this.#connection.send("Browser.close", {}, CLOSE_GRACE_MS).then(
         () => true,

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Logger } from "@logtape/logtape";
-import { BrowserSupervisor } from "./supervisor.ts";
+import { BrowserSupervisor, type TabUse } from "./supervisor.ts";
 import { findChromium } from "./chromium_path.ts";
 import type { CommonConfig } from "../job_config.ts";
 import type { Tab } from "./tab.ts";
@@ -13,8 +13,8 @@ import { UrlPolicy } from "./url_policy.ts";
 
 /**
  * A supervisor for the run's browser: the configured executable (found lazily, so `--browser-url` needs
- * none) or the browser at `--browser-url`, under the run's URL policy and stop signal; dismissed dialogs
- * are logged as warnings.
+ * none) or the browser at `--browser-url`, under the run's URL policy and stop signal, with a tab per row in
+ * progress (`--concurrency`); dialogs dismissed outside a row are logged as warnings.
  */
 export function jobBrowsers(
   config: CommonConfig,
@@ -24,6 +24,7 @@ export function jobBrowsers(
     executable: () => findChromium(config.chromePath),
     headless: options.headless,
     startTimeoutMs: BROWSER_START_TIMEOUT_MS,
+    tabs: config.concurrency,
     onDialog: (message) => options.logger.warn(message),
     policy: new UrlPolicy(config.allowUrls, config.denyUrls),
     stop: options.signal,
@@ -33,19 +34,13 @@ export function jobBrowsers(
 }
 
 /**
- * Runs one row's work, then logs once what the row's pages were refused (requests, attempts to leave the
- * page, popups, downloads), if anything, with the first refused URL.
+ * How row `index` logs what happens in its tab: each dismissed dialog, and once, after its work, what its
+ * pages were refused (requests, attempts to leave the page, popups, downloads) with the first refused URL.
  */
-export async function withRefusalLog<T>(
-  browsers: BrowserSupervisor,
-  logger: Logger,
-  index: number,
-  work: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await work();
-  } finally {
-    const { count, first } = browsers.takeRefusals();
-    if (count > 0) logger.warn(`Row ${index}: refused ${count} request(s) of the page (first: ${first})`);
-  }
+export function rowTabUse(logger: Logger, index: number): TabUse {
+  return {
+    onDialog: (message) => logger.warn(`Row ${index}: ${message}`),
+    onRefused: ({ count, first }) =>
+      logger.warn(`Row ${index}: refused ${count} request(s) of the page (first: ${first})`),
+  };
 }

@@ -11,30 +11,34 @@ import type { Tab } from "./tab.ts";
 const LOCKDOWN_CALL_MS = 10_000;
 
 /**
- * Locks the browser down for the job's tab, before it loads anything:
- * - windows the tab's pages open (`window.open`, `target=_blank`) are closed as soon as they appear, so
- *   they are never printed and cost nothing; in a browser the job started, every page but the tab is one;
+ * Locks the browser down for the job's tabs, before they load anything:
+ * - windows the tabs' pages open (`window.open`, `target=_blank`) are closed as soon as they appear, so
+ *   they are never printed and cost nothing; in a browser the job started, every page but the tabs is one;
  * - downloads are refused, so a page writes nothing anywhere;
  * - every permission is denied without a prompt (there is nobody to answer one, not even with `--visible`).
  *
- * Each refusal is counted on the tab, for the row's log line.
+ * Each refusal is counted on the tab it came from (the first tab when that is unknown), for the row's log line.
  *
  * @param ownsBrowser true for a browser the job started (nothing else runs in it); false when attached.
  */
 export async function lockDownBrowser(
   connection: CdpConnection,
-  tab: Tab,
+  tabs: readonly Tab[],
   ownsBrowser: boolean,
 ): Promise<void> {
+  const byId = new Map(tabs.map((tab) => [tab.targetId, tab]));
+  const first = tabs[0]!;
   connection.on("Target.targetCreated", ({ targetInfo }) => {
-    if (targetInfo.type !== "page" || targetInfo.targetId === tab.targetId) return;
-    if (!ownsBrowser && targetInfo.openerId !== tab.targetId) return;
-    tab.refused(targetInfo.url || "a new window");
+    if (targetInfo.type !== "page" || byId.has(targetInfo.targetId)) return;
+    const opener = targetInfo.openerId === undefined ? undefined : byId.get(targetInfo.openerId);
+    if (!ownsBrowser && opener === undefined) return;
+    (opener ?? first).refused(targetInfo.url || "a new window");
     connection.send("Target.closeTarget", { targetId: targetInfo.targetId }, LOCKDOWN_CALL_MS).catch(
       () => {},
     );
   });
-  connection.on("Browser.downloadWillBegin", ({ url }) => tab.refused(url));
+  // A download from a tab's top frame names it (a page's top frame id is its target id).
+  connection.on("Browser.downloadWillBegin", ({ url, frameId }) => (byId.get(frameId) ?? first).refused(url));
   await Promise.all([
     // Pages only: frames and workers would add an event per navigation for nothing.
     connection.send(

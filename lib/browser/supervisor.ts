@@ -1,6 +1,7 @@
 /**
- * Keeps one browser for a whole run and replaces it when it dies or stops answering, so one crash
- * costs one row, not the rest of the file.
+ * Keeps one browser for a whole run and replaces it when it dies or stops answering, so one crash costs the
+ * rows in progress, not the rest of the file. Each row works in a tab of its own for as long as it runs: one
+ * tab by default, one per row in progress under `--concurrency`.
  *
  * @module
  */
@@ -9,19 +10,39 @@ import { isBrowserFault } from "../errors.ts";
 import type { Refusals } from "./page_guard.ts";
 import type { Tab } from "./tab.ts";
 
-/** Options of a supervisor: the browser's, and what to do with every fresh browser's tab. */
-export interface SupervisorOptions extends BrowserOptions {
-  /** Runs on the tab of every newly started browser (e.g. open the portal, accept cookies). */
+/** Options of a supervisor: the browser's, and what to do with every fresh browser's first tab. */
+export interface SupervisorOptions extends Omit<BrowserOptions, "onDialog"> {
+  /** Runs on the first tab of every newly started browser (e.g. open the portal, accept cookies). */
   prepare?: (tab: Tab) => Promise<void>;
+  /** Told about a dialog dismissed while no row used its tab (e.g. during `prepare`). */
+  onDialog: (message: string) => void;
 }
 
-/** One browser at a time, started on demand and replaced after a fault. */
+/** What a row is told about its tab, besides the tab itself. */
+export interface TabUse {
+  /** Told about every dialog the row's pages opened and the job dismissed. */
+  onDialog(message: string): void;
+  /** Told once, after the row's work, what its pages were refused, when they were refused anything. */
+  onRefused(refusals: Required<Refusals>): void;
+}
+
+/** A started browser, its tabs not in use, and the rows' hooks of the tabs in use. */
+interface Generation {
+  readonly browser: Browser;
+  readonly free: number[];
+  readonly uses: Map<number, TabUse>;
+}
+
+/** One browser at a time, started on demand and replaced after a fault; its tabs lent to one row each. */
 export class BrowserSupervisor implements AsyncDisposable {
   readonly #options: SupervisorOptions;
-  #browser: Browser | undefined;
+  #current: Generation | undefined;
+  #starting: Promise<Generation> | undefined;
+  /** Rows waiting for a tab, woken when one is given back or the browser is replaced. */
+  readonly #waiting = new Set<() => void>();
   #starts = 0;
 
-  /** Stores the options; no browser starts before the first {@linkcode tab} call. */
+  /** Stores the options; no browser starts before the first {@linkcode start} or {@linkcode withTab}. */
   constructor(options: SupervisorOptions) {
     this.#options = options;
   }
@@ -32,42 +53,42 @@ export class BrowserSupervisor implements AsyncDisposable {
   }
 
   /**
-   * The tab of a working browser: the current one, or a new browser when there is none or the current
-   * one is gone.
+   * A working browser: the current one, or a new one (prepared) when there is none or the current one is
+   * gone. Concurrent callers share one start.
    *
    * @throws {BrowserLaunchError} when no browser can be started; whatever `prepare` throws.
    */
-  async tab(): Promise<Tab> {
-    if (this.#browser?.goneReason !== undefined) await this.replace();
-    if (this.#browser === undefined) {
-      this.#starts++;
-      const browser = await Browser.start(this.#options);
-      try {
-        await this.#options.prepare?.(browser.tab);
-      } catch (error) {
-        await browser.close();
-        throw error;
-      }
-      this.#browser = browser;
+  async start(): Promise<Browser> {
+    return (await this.#working()).browser;
+  }
+
+  /**
+   * Runs `work` in a tab of a working browser that no other row uses meanwhile, waiting for one when all are
+   * in use; then tells `use` what the tab refused. When `work` fails because the browser can no longer be
+   * trusted (gone, or a call past its deadline), that browser is replaced before the error is rethrown, once
+   * for all the rows that were using it.
+   */
+  async withTab<T>(use: TabUse, work: (tab: Tab) => Promise<T>): Promise<T> {
+    const { generation, index } = await this.#lend(use);
+    const tab = generation.browser.tabs[index]!;
+    try {
+      return await work(tab);
+    } catch (error) {
+      if (isBrowserFault(error)) await this.#retire(generation);
+      throw error;
+    } finally {
+      const { count, first } = tab.takeRefusals();
+      if (count > 0 && first !== undefined) use.onRefused({ count, first });
+      generation.uses.delete(index);
+      if (this.#current === generation) generation.free.push(index);
+      this.#wake();
     }
-    return this.#browser.tab;
   }
 
-  /** What the current browser's tab refused since the last call (nothing when there is no browser). */
-  takeRefusals(): Refusals {
-    return this.#browser?.tab.takeRefusals() ?? { count: 0 };
-  }
-
-  /** Closes the current browser; the next {@linkcode tab} call starts a fresh one. */
+  /** Closes the current browser; the next {@linkcode start} or {@linkcode withTab} starts a fresh one. */
   async replace(): Promise<void> {
-    const browser = this.#browser;
-    this.#browser = undefined;
-    await browser?.close();
-  }
-
-  /** After a failed row: replaces the browser when the failure means it can no longer be trusted. */
-  async recover(error: unknown): Promise<void> {
-    if (isBrowserFault(error)) await this.replace();
+    const current = this.#current;
+    if (current !== undefined) await this.#retire(current);
   }
 
   /** Closes the browser for good. */
@@ -78,5 +99,56 @@ export class BrowserSupervisor implements AsyncDisposable {
   /** Same as {@linkcode close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  async #working(): Promise<Generation> {
+    if (this.#current?.browser.goneReason !== undefined) await this.#retire(this.#current);
+    if (this.#current !== undefined) return this.#current;
+    this.#starting ??= this.#startBrowser().finally(() => this.#starting = undefined);
+    return await this.#starting;
+  }
+
+  async #startBrowser(): Promise<Generation> {
+    this.#starts++;
+    const uses = new Map<number, TabUse>();
+    const browser = await Browser.start({
+      ...this.#options,
+      onDialog: (message, tab) => (uses.get(tab) ?? this.#options).onDialog(message),
+    });
+    try {
+      await this.#options.prepare?.(browser.tab);
+    } catch (error) {
+      await browser.close();
+      throw error;
+    }
+    const generation = { browser, free: browser.tabs.map((_, index) => index).reverse(), uses };
+    this.#current = generation;
+    return generation;
+  }
+
+  /** A free tab of a working browser for `use`, waiting until one is given back when all are lent. */
+  async #lend(use: TabUse): Promise<{ generation: Generation; index: number }> {
+    for (;;) {
+      const generation = await this.#working();
+      const index = generation.free.pop();
+      if (index !== undefined) {
+        generation.uses.set(index, use);
+        return { generation, index };
+      }
+      await new Promise<void>((resolve) => this.#waiting.add(resolve));
+    }
+  }
+
+  /** Closes `generation`'s browser if it is still the current one; rows waiting for a tab try again. */
+  async #retire(generation: Generation): Promise<void> {
+    if (this.#current === generation) this.#current = undefined;
+    await generation.browser.close();
+    this.#wake();
+  }
+
+  #wake(): void {
+    const waiting = [...this.#waiting];
+    this.#waiting.clear();
+    for (const resolve of waiting) resolve();
   }
 }

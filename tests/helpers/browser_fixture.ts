@@ -31,7 +31,9 @@ import {
 export const CHROMIUM = "/usr/lib/chromium/chromium";
 
 /** 20 s to start: a hang guard (a start takes ≈ 0.5 s, 2–3 s on a loaded host). */
-export function browserOptions(onDialog: (message: string) => void = () => {}): BrowserOptions {
+export function browserOptions(
+  onDialog: (message: string) => void = () => {},
+): Omit<BrowserOptions, "onDialog"> & { onDialog: (message: string) => void } {
   return { executable: () => CHROMIUM, headless: true, startTimeoutMs: 20_000, onDialog };
 }
 

@@ -1,0 +1,89 @@
+/**
+ * One row's tries: the first, and under `--retries` more while the failure may pass, after growing waits;
+ * the stop file and the stop signal end them at once.
+ *
+ * @module
+ */
+import { errorText } from "./errors.ts";
+import { formatSeconds } from "./browser/deadline.ts";
+import type { JobLogger } from "./job_log.ts";
+import { localTimestamp } from "./local_timestamp.ts";
+import type { RowStatus } from "./row_result.ts";
+import { sleep } from "./timings.ts";
+
+/** How one row ended, before the job shapes it into its result record. */
+export interface RowOutcome {
+  /** Whether the row's PDF was written. */
+  status: RowStatus;
+  /** The PDF file name `process` returned; set on success only. */
+  pdf_file?: string;
+  /** The failure as one line of text (`errorText`); set on error only. */
+  error?: string;
+  /** When the row ended: `localTimestamp()`, local `YYYY-MM-DDTHH:MM:SS.mmm` without offset. */
+  timestamp: string;
+}
+
+/** When and how often a failed row is tried again. */
+export interface RetryPolicy {
+  /** Extra tries after the first, at most. */
+  retries: number;
+  /** Whether another try may cure `error`. */
+  mayPass(error: unknown): boolean;
+  /** The wait before try `next` (2 for the first retry) after `error`, in milliseconds. */
+  delayMs(next: number, error: unknown): number;
+}
+
+/** What one row's tries need. */
+export interface RowTries {
+  /** The row's work; returns the PDF file name written. */
+  work(): Promise<string>;
+  /** The row's logger; `name` ("Row 2/6 (…)") starts each of its lines. */
+  logger: JobLogger;
+  name: string;
+  /** Under `--retries`. */
+  retry: RetryPolicy | undefined;
+  /** The run's stop: the signal, and whether a stop was asked for (the stop file, or the signal). */
+  signal: AbortSignal;
+  stopRequested(): Promise<boolean>;
+}
+
+/**
+ * Works on one row: its first try and, under a retry policy, more tries while the failure may pass. Every
+ * failed try is logged; the outcome holds the last error. "stopped" when the run was asked to stop during a
+ * try or a wait.
+ */
+export async function tryRow({ work, logger, name, retry, signal, stopRequested }: RowTries): Promise<
+  RowOutcome | "stopped"
+> {
+  const tries = 1 + (retry?.retries ?? 0);
+  for (let attempt = 1;; attempt++) {
+    try {
+      const pdfFile = await work();
+      return { status: "success", pdf_file: pdfFile, timestamp: localTimestamp() };
+    } catch (error) {
+      if (signal.aborted) {
+        logger.warn(`${name}: interrupted by a stop request`);
+        return "stopped";
+      }
+      const text = errorText(error);
+      if (attempt >= tries || !retry?.mayPass(error)) {
+        logger.error(`${name}: failed: ${text}`);
+        return { status: "error", error: text, timestamp: localTimestamp() };
+      }
+      const waitMs = retry.delayMs(attempt + 1, error);
+      logger.warn(
+        `${name}: try ${attempt} of ${tries} failed: ${text}; trying again in ${formatSeconds(waitMs)}`,
+      );
+      try {
+        await sleep(waitMs, signal);
+      } catch {
+        logger.warn(`${name}: interrupted by a stop request`);
+        return "stopped";
+      }
+      if (await stopRequested()) {
+        logger.warn(`${name}: stop requested before try ${attempt + 1}; stopping.`);
+        return "stopped";
+      }
+    }
+  }
+}
