@@ -12,6 +12,7 @@ import { type BenchOptions, HelpRequested, parseBenchOptions, USAGE } from "./ha
 import { runRounds } from "./harness/comparison_rounds.ts";
 import { breakdownSection, jobSection, taggedSection } from "./harness/comparison_table.ts";
 import { fidelitySection, runFidelity } from "./harness/fidelity_run.ts";
+import { concurrencySection, runConcurrency } from "./harness/concurrency_run.ts";
 import { benchRows } from "./harness/inputs.ts";
 import { measureRun } from "./harness/measure_run.ts";
 import { memorySection, runMemory } from "./harness/memory_run.ts";
@@ -71,6 +72,16 @@ async function main(args: string[]): Promise<number> {
       taggedSection(runs, options.taggedRows),
     );
 
+    if (!options.skipConcurrency) {
+      for (const job of ["port", "shipment"] as const) {
+        const result = await runConcurrency(sandbox, job, {
+          rows: options.concurrencyRows,
+          dir: workDir,
+          progress,
+        });
+        sections.push(concurrencySection(result));
+      }
+    }
     if (!options.skipMemory) {
       progress(`memory run: ${options.memoryRows} rows of the project's Job B`);
       sections.push(memorySection(await runMemory(sandbox, options.memoryRows, `${workDir}/mem`)));

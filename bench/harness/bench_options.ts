@@ -23,17 +23,22 @@ export interface BenchOptions {
   reportFile?: string;
   /** Job A's consent timeout, seconds. */
   consentTimeoutS: number;
+  /** Rows of each `--concurrency` run (`--concurrency-rows`, default 40). */
+  concurrencyRows: number;
+  skipConcurrency: boolean;
 }
 
 /** Usage text. */
 export const USAGE =
   `deno task bench [--rows N] [--rounds R] [--memory-rows N] [--skip-memory] [--skip-fidelity]
-                [--report FILE]
+                [--concurrency-rows N] [--skip-concurrency] [--report FILE]
   --rows N          rows per side-by-side run (default 50, at least 2)
   --rounds R        rounds of project/floor runs, alternating (default 3)
   --memory-rows N   rows of the project's Job B memory run (default 1000)
   --skip-memory     leave out the memory run
   --skip-fidelity   leave out the timing-fidelity run (pauses on)
+  --concurrency-rows N  rows of each --concurrency 1/2/4/8 run, pause scale 0.5 (default 40)
+  --skip-concurrency    leave out the --concurrency runs
   --report FILE     also write the Markdown report to FILE`;
 
 /** Parses the command line. @throws {Error} with a one-line message. */
@@ -47,6 +52,8 @@ export function parseBenchOptions(args: string[]): BenchOptions {
       "memory-rows": { type: "string", default: "1000" },
       "skip-memory": { type: "boolean", default: false },
       "skip-fidelity": { type: "boolean", default: false },
+      "concurrency-rows": { type: "string", default: "40" },
+      "skip-concurrency": { type: "boolean", default: false },
       report: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -62,6 +69,8 @@ export function parseBenchOptions(args: string[]): BenchOptions {
     skipFidelity: values["skip-fidelity"],
     fidelityRepeats: 2,
     consentTimeoutS: 0.05,
+    concurrencyRows: integer("--concurrency-rows", values["concurrency-rows"], 2),
+    skipConcurrency: values["skip-concurrency"],
   };
   if (values.report !== undefined) options.reportFile = values.report;
   return options;

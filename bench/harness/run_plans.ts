@@ -33,6 +33,8 @@ export interface RunPlan {
   consentTimeoutS: number;
   /** Extra floor flags (ablations such as `--new-tab`). */
   floorFlags?: readonly string[];
+  /** Extra flags of the project's job (e.g. `--concurrency=4`). */
+  projectFlags?: readonly string[];
 }
 
 /** A run's folder and the spec of its process. */
@@ -88,6 +90,7 @@ function projectArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: str
   if (plan.tagged) args.push("--tagged-pdf");
   args.push(...siteArgs(plan.job, sandbox));
   if (plan.job === "shipment") args.push(`--consent-timeout=${plan.consentTimeoutS}`);
+  args.push(...plan.projectFlags ?? []);
   return args;
 }
 
