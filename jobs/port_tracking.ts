@@ -118,7 +118,9 @@ export async function runPortTracking(
           await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
           return fileName;
         } finally {
-          await removeReportFile(tempFile);
+          // A report file that cannot be removed is worth a warning, not the row: its PDF is written, and an
+          // error from here would hide the one the row failed with.
+          await removeReportFile(tempFile).catch((error) => logger.warn(`Row ${index}: ${errorText(error)}`));
         }
       }),
     afterRow: () => pause(config.timings, "betweenRows", signal),
