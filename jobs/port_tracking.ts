@@ -24,6 +24,7 @@ import {
   tempHtmlFileName,
 } from "../lib/file_names.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
+import { waitForFonts } from "../lib/browser/fonts_ready.ts";
 import { PortReportClient } from "../lib/port/report_client.ts";
 import { portPrintParams } from "../lib/browser/print_options.ts";
 import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
@@ -106,6 +107,8 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
             logger.warn(`Row ${index}: no body element within the wait timeout`);
           }
           await pause(config.timings, "beforePrint", signal);
+          await waitForFonts(tab, config.timings.waitTimeoutMs, (message) =>
+            logger.warn(`Row ${index}: ${message}`));
           const fileName = pdfFileName(index, row.invoiceNo, row.containerNumber);
           await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
           return fileName;
