@@ -24,6 +24,7 @@ import {
   tempHtmlFileName,
 } from "../lib/file_names.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
+import { waitForFonts } from "../lib/browser/fonts_ready.ts";
 import { PortReportClient } from "../lib/port/report_client.ts";
 import { portPrintParams } from "../lib/browser/print_options.ts";
 import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
@@ -114,13 +115,17 @@ export async function runPortTracking(
             logger.warn(`Row ${index}: no body element within the wait timeout`);
           }
           await pause(config.timings, "beforePrint", signal);
+          await waitForFonts(tab, config.timings.waitTimeoutMs, (message) =>
+            logger.warn(`Row ${index}: ${message}`));
           const fileName = pdfName(row, index);
           await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
           return fileName;
         } finally {
           // A report file that cannot be removed is worth a warning, not the row: its PDF is written, and an
           // error from here would hide the one the row failed with.
-          await removeReportFile(tempFile).catch((error) => logger.warn(`Row ${index}: ${errorText(error)}`));
+          await removeReportFile(tempFile).catch((error) =>
+            logger.warn(`Row ${index}: ${errorText(error)}`)
+          );
         }
       }),
     afterRow: () => pause(config.timings, "betweenRows", signal),

@@ -16,6 +16,7 @@ import { parseShipmentCommand, type ShipmentConfig } from "../lib/job_config.ts"
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
 import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
+import { waitForFonts } from "../lib/browser/fonts_ready.ts";
 import { acceptCookieConsent } from "../lib/shipment/consent.ts";
 import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
 import { shipmentPrintParams } from "../lib/browser/print_options.ts";
@@ -140,6 +141,7 @@ export async function runShipmentTracking(
           warnUnlessFrameShows(tab, url, warn);
         }
 
+        await waitForFonts(tab, timings.waitTimeoutMs, (message) => logger.warn(`Row ${index}: ${message}`));
         const fileName = pdfName(row, index);
         await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
         try {

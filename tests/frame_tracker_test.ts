@@ -224,6 +224,10 @@ Deno.test("FrameTracker: a nested OOPIF frame attaches under its parent frame's 
   assert.deepEqual(frames.urls(), ["http://localhost:43803/nested", "http://127.0.0.2:43803/detail"]);
   assert.equal(frames.frame(inner.frameId)?.loaded, true);
   assert.equal(frames.frame(outer.frameId)?.loaded, true);
+  assert.deepEqual(frames.documents(), [
+    { frameId: outer.frameId, sessionId: outer.sessionId, url: "http://localhost:43803/nested" },
+    { frameId: inner.frameId, sessionId: inner.sessionId, url: "http://127.0.0.2:43803/detail" },
+  ], "each out-of-process frame's document is reached through its own session");
 
   // The outer frame's session detaches: its events and its attachments are no longer followed.
   assert.equal(cdp.listeners("Target.attachedToTarget", outer.sessionId), 1);
@@ -250,6 +254,14 @@ Deno.test("FrameTracker: frames removed, a new top document, other targets", asy
     assert.equal(frames.urls().length, 1);
     cdp.emit({ method: "Page.frameDetached", sessionId: TAB_SESSION, params: { frameId, reason: "remove" } });
     assert.deepEqual(frames.urls(), []);
+    assert.deepEqual(frames.documents(), []);
+  });
+
+  await t.step("an in-process frame's document is reached through the session that reported it", () => {
+    const { cdp, frames } = tracked();
+    const frame = { id: "F1", parentId: "TOP", url: "http://127.0.0.1:43803/same-site" };
+    cdp.emit({ method: "Page.frameNavigated", sessionId: TAB_SESSION, params: { frame } });
+    assert.deepEqual(frames.documents(), [{ frameId: "F1", sessionId: TAB_SESSION, url: frame.url }]);
   });
 
   await t.step("clear: a new document in the tab forgets its frames and pending swaps", async () => {

@@ -51,6 +51,7 @@ Deno.test("sandbox URLs have the promised shapes and localhost reaches the repor
     consentBanner: false,
     consentButton: "allow-all",
     slowMs: 3000,
+    fontDelayMs: 6000,
     localFileUrl: "file:///etc/hostname",
   });
   const [status, body] = await text(`${sb.reportingUrl}?ref=/home`);

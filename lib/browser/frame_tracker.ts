@@ -52,6 +52,8 @@ export class FrameTracker {
    * target id is its frame id).
    */
   readonly #childFrames = new Map<string, ChildFrame>();
+  /** The session that reaches each child frame's document: its own for an OOPIF frame, else its parent's. */
+  readonly #sessionOf = new Map<string, string>();
   /** Called after every change of {@linkcode FrameTracker.#childFrames}. */
   readonly #frameWatchers = new Set<() => void>();
   /**
@@ -87,12 +89,21 @@ export class FrameTracker {
   /** A new document in the tab itself: its child frames are new too. */
   clear(): void {
     this.#childFrames.clear();
+    this.#sessionOf.clear();
     this.#swaps.clear();
   }
 
   /** Where the child frames are now; an error page shows as `chrome-error://chromewebdata/`. */
   urls(): string[] {
     return [...this.#childFrames.values()].map((frame) => frame.shown);
+  }
+
+  /** Each child frame's id, the session that reaches its document (to run a script in it) and its address. */
+  documents(): { frameId: string; sessionId: string; url: string }[] {
+    return [...this.#childFrames].flatMap(([frameId, frame]) => {
+      const sessionId = this.#sessionOf.get(frameId);
+      return sessionId === undefined ? [] : [{ frameId, sessionId, url: frame.shown }];
+    });
   }
 
   /**
@@ -132,7 +143,7 @@ export class FrameTracker {
       // document committed and is asked what it shows (an error page, maybe).
       const frameId = params.targetInfo.targetId;
       const swapped = this.#swapOf(frameId);
-      this.#recordCommit(frameId, { url: params.targetInfo.url }, held);
+      this.#recordCommit(frameId, { url: params.targetInfo.url }, held, sessionId);
       const stops = [this.follow(sessionId)];
       const off = connection.on("Target.detachedFromTarget", (detached) => {
         if (detached.sessionId !== sessionId) return;
@@ -202,9 +213,15 @@ export class FrameTracker {
     return new Promise((resolve) => this.#swaps.set(frameId, resolve));
   }
 
-  /** A frame committed a new document (`frame` as in `Page.frameNavigated`). */
-  #recordCommit(frameId: string, frame: { url: string; unreachableUrl?: string }, settled: boolean): void {
+  /** A frame committed a new document (`frame` as in `Page.frameNavigated`), reported by session `sessionId`. */
+  #recordCommit(
+    frameId: string,
+    frame: { url: string; unreachableUrl?: string },
+    settled: boolean,
+    sessionId: string,
+  ): void {
     const known = this.#childFrames.get(frameId);
+    this.#sessionOf.set(frameId, sessionId);
     this.#childFrames.set(frameId, {
       commits: (known?.commits ?? 0) + 1,
       shown: frame.unreachableUrl ? ERROR_PAGE_URL : frame.url,
@@ -241,12 +258,15 @@ export class FrameTracker {
     const connection = this.#connection;
     const offs = [
       connection.on("Page.frameNavigated", ({ frame }) => {
-        if (frame.parentId !== undefined) this.#recordCommit(frame.id, frame, true);
+        if (frame.parentId !== undefined) this.#recordCommit(frame.id, frame, true, sessionId);
       }, sessionId),
       connection.on("Page.frameDetached", (params) => {
         // "swap": the frame moved to a process of its own (OOPIF) and lives on in its own session.
         if (params.reason === "swap") this.#swapReported(params.frameId);
-        else this.#childFrames.delete(params.frameId);
+        else {
+          this.#childFrames.delete(params.frameId);
+          this.#sessionOf.delete(params.frameId);
+        }
       }, sessionId),
       connection.on("Page.frameStoppedLoading", ({ frameId }) => {
         const known = this.#childFrames.get(frameId);

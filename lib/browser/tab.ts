@@ -11,6 +11,7 @@ import type { PrintParams } from "./print_options.ts";
 import { CdpTimeoutError, NavigationError, PageScriptError } from "../errors.ts";
 import { FrameTracker } from "./frame_tracker.ts";
 import { type FrameElement, frameOwner } from "./frame_element.ts";
+import { fontsReady } from "./fonts_ready.ts";
 import { callExpression, type PageFunction, setFrameSource, waitForSelectorInPage } from "./page_function.ts";
 import { PageGuard, type Refusals } from "./page_guard.ts";
 import type { UrlPolicy } from "./url_policy.ts";
@@ -255,6 +256,13 @@ export class Tab {
    */
   frameUrls(): string[] {
     return this.#frames.urls();
+  }
+
+  /** Waits, at most `timeoutMs`, for the web fonts of the page and its frames; names those still loading. */
+  fontsReady(timeoutMs: number): Promise<string[]> {
+    const page = { frameId: this.#targetId, sessionId: this.#sessionId, name: "the page" };
+    const frames = this.#frames.documents().map((frame) => ({ ...frame, name: `the frame ${frame.url}` }));
+    return fontsReady(this.#connection, [page, ...frames], timeoutMs);
   }
 
   /** The frame element matched by `selector`, to point at another address (Job A's `pointFrameAt`). */

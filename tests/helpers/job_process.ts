@@ -126,6 +126,15 @@ export async function pdfText(path: string): Promise<string> {
   return new TextDecoder().decode(stdout);
 }
 
+/** The names of the fonts a PDF embeds, read back with `pdffonts` (subset prefixes such as `AAAAAA+` kept). */
+export async function pdfFonts(path: string): Promise<string[]> {
+  const { success, stdout, stderr } = await new Deno.Command("pdffonts", { args: [path] }).output();
+  if (!success) throw new Error(`pdffonts ${path}: ${new TextDecoder().decode(stderr)}`);
+  // Two header lines, then one font a line, its name first.
+  return new TextDecoder().decode(stdout).split("\n").slice(2).map((line) => line.split(/\s+/)[0]!)
+    .filter((name) => name !== "");
+}
+
 /** Waits until `check()` holds, up to `ms`. */
 export async function waitUntil(
   check: () => boolean | Promise<boolean>,

@@ -1,0 +1,140 @@
+/**
+ * Waiting for a page's web fonts before it is printed: until no font face is loading in the page and in each of
+ * its frames (an out-of-process one through its own session), all at once, within one deadline.
+ *
+ * Why: a font asked for while the page loads holds its `load` event, but one asked for later (text a script
+ * adds after load) holds nothing, and `Page.printToPDF` waits for it at most 2 s before it prints the
+ * fallback font (measured, Chromium 156; in an out-of-process frame the text is even left out while its font
+ * loads). A wait that runs out is no failure: the page is printed with the fonts that arrived. A document
+ * still loading (its load wait ran out) is waited for only for the fonts it is loading.
+ *
+ * The wait runs in an isolated world of each document (`Page.createIsolatedWorld`), which shares the page's
+ * DOM and none of its JavaScript: a page that replaces `document.fonts`, `Promise` or `setTimeout`, or makes
+ * `document.fonts.ready` a promise that never settles, changes nothing for it.
+ *
+ * @module
+ */
+import type { CdpConnection } from "./cdp_connection.ts";
+import { formatSeconds } from "./deadline.ts";
+import { callExpression } from "./page_function.ts";
+import { CdpTimeoutError } from "../errors.ts";
+
+/**
+ * What the calls get beyond the wait, for their answers to arrive. The page's own timer ends the wait on time
+ * unless its main thread is blocked (a busy script, a synchronous request): then the calls' deadline does.
+ */
+const ANSWER_MS = 1_000;
+/** The isolated world's name; Chromium keeps one world per name and document. */
+const WORLD_NAME = "capture-jobs";
+
+/** One document of a tab to wait in: its frame, the session that reaches it, and how a message names it. */
+export interface FontsDocument {
+  frameId: string;
+  sessionId: string;
+  /** "the page", or "the frame <address>". */
+  name: string;
+}
+
+/**
+ * Runs in a document's isolated world: resolves true once none of the document's web fonts is loading, false
+ * after `timeoutMs`. The document is laid out first, so text added since the last layout asks for its fonts
+ * (a font is asked for only when laid-out text needs it). Not `document.fonts.ready`: it also waits for the
+ * document's own load, and a document still loading when its load wait ran out would hold the wait to its end.
+ */
+export function fontsReadyInPage(timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (value: boolean) => {
+      done = true;
+      clearTimeout(timer);
+      resolve(value);
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    const ready = () => finish(true);
+    const check = (): void => {
+      if (done) return; // Out of time: a page that keeps loading fonts does not keep this going.
+      try {
+        document.documentElement?.getBoundingClientRect();
+        const loading = [...document.fonts].filter((face) => face.status === "loading");
+        // Once these have settled, a new layout may ask for more (text in a font that just arrived).
+        if (loading.length > 0) Promise.allSettled(loading.map((face) => face.loaded)).then(check);
+        else ready();
+      } catch {
+        ready(); // A document without fonts to wait for.
+      }
+    };
+    check();
+  });
+}
+
+/**
+ * Waits, at most `timeoutMs` (1 s more for a page whose main thread is blocked), until the web fonts of every
+ * document in `documents` are loaded; returns the names of those whose fonts were still loading (or that did
+ * not answer). A document that went away meanwhile is left out.
+ *
+ * @throws {BrowserGoneError} when the browser is gone; the stop's reason when the run is stopped.
+ */
+export async function fontsReady(
+  connection: Pick<CdpConnection, "send">,
+  documents: readonly FontsDocument[],
+  timeoutMs: number,
+): Promise<string[]> {
+  const start = performance.now();
+  // The page's own timer ends the wait at `timeoutMs`; the calls' deadlines leave their answers a moment more.
+  const left = (ms: number) => Math.max(0, start + ms - performance.now());
+  const ready = await Promise.all(documents.map(async ({ frameId, sessionId }) => {
+    try {
+      const world = await connection.send(
+        "Page.createIsolatedWorld",
+        { frameId, worldName: WORLD_NAME },
+        left(timeoutMs + ANSWER_MS),
+        sessionId,
+        "Waiting for the page's web fonts",
+      );
+      const { result } = await connection.send(
+        "Runtime.evaluate",
+        {
+          expression: callExpression(fontsReadyInPage, [left(timeoutMs)]),
+          contextId: world.executionContextId,
+          awaitPromise: true,
+          returnByValue: true,
+        },
+        left(timeoutMs + ANSWER_MS),
+        sessionId,
+        "Waiting for the page's web fonts",
+      );
+      return result.value !== false;
+    } catch (error) {
+      if (error instanceof CdpTimeoutError) return false;
+      // The browser refused the call: the document went away (navigated, detached), nothing of it to wait for.
+      if (isProtocolError(error)) return true;
+      throw error;
+    }
+  }));
+  return documents.filter((_, i) => !ready[i]).map((document) => document.name);
+}
+
+/** Whether `error` is the browser's answer to a call (chrome-remote-interface's `ProtocolError`). */
+function isProtocolError(error: unknown): boolean {
+  const response = (error as { response?: { code?: unknown } } | undefined)?.response;
+  return typeof response?.code === "number";
+}
+
+/**
+ * Waits for the web fonts of `tab`'s page and frames within `timeoutMs` and tells `warn` when some were still
+ * loading: the page is printed anyway, with the fonts that arrived.
+ */
+export async function waitForFonts(
+  tab: { fontsReady(timeoutMs: number): Promise<string[]> },
+  timeoutMs: number,
+  warn: (message: string) => void,
+): Promise<void> {
+  const late = await tab.fontsReady(timeoutMs);
+  if (late.length > 0) {
+    warn(
+      `the page's web fonts were not ready within ${formatSeconds(timeoutMs)} (${
+        late.join(", ")
+      }); printing with the fonts that arrived`,
+    );
+  }
+}
