@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
-import { formatCredits, type JobData, jobDataFor, JobServerClient } from "../lib/job_server/client.ts";
+import { JobServerClient } from "../lib/job_server/client.ts";
+import { formatCredits, type JobData, jobDataFor } from "../lib/job_server/job_data.ts";
 import { closedPort, TestServer } from "../fixtures/sandbox/http_server.ts";
 
 // A real local job server that records every request; each step sets how it answers.
