@@ -95,11 +95,10 @@ export { buildResultsCsv } from "./lib/port/results_csv.ts";
 // The job server.
 export {
   type CompletionReport,
-  type JobData,
-  jobDataFor,
   JobServerClient,
   type JobServerClientOptions,
 } from "./lib/job_server/client.ts";
+export { type JobData, jobDataFor } from "./lib/job_server/job_data.ts";
 export { completePortJob, completeShipmentJob, type JobServer } from "./lib/job_server/completion.ts";
 
 // The spec's steps of each job.

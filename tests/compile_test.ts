@@ -21,12 +21,22 @@ Deno.test("the job tasks, the tests and the executables use the same permission 
   assert.deepEqual(config.permissions.job.sys, ["uid"]);
 });
 
+/** One module of `deno info --json`: its resolved specifier and what it imports (code and type-only). */
+interface GraphModule {
+  specifier: string;
+  dependencies?: { code?: { specifier: string }; type?: { specifier: string } }[];
+}
+
+/** Every module `entry` reaches, as `deno info --json` resolves them. */
+async function moduleGraph(entry: string): Promise<GraphModule[]> {
+  const { stdout } = await new Deno.Command(Deno.execPath(), { args: ["info", "--json", entry], cwd: ROOT })
+    .output();
+  return (JSON.parse(new TextDecoder().decode(stdout)) as { modules: GraphModule[] }).modules;
+}
+
 Deno.test("the executables' module graph is static: project code, node built-ins and pinned npm packages only", async () => {
   for (const { entry } of EXECUTABLES) {
-    const { stdout } = await new Deno.Command(Deno.execPath(), { args: ["info", "--json", entry], cwd: ROOT })
-      .output();
-    const graph = JSON.parse(new TextDecoder().decode(stdout)) as { modules: { specifier: string }[] };
-    for (const { specifier } of graph.modules) {
+    for (const { specifier } of await moduleGraph(entry)) {
       if (specifier.startsWith("file://")) {
         const path = specifier.slice(`file://${ROOT}`.length);
         assert.match(
@@ -52,6 +62,48 @@ Deno.test("the executables' module graph is static: project code, node built-ins
       }
     }
   }
+});
+
+Deno.test("no import cycle among lib/ and jobs/: mod.ts reaches every module of lib/, none imports itself back", async () => {
+  const project = `file://${ROOT}`;
+  const imports = new Map<string, string[]>();
+  for (const module of await moduleGraph("mod.ts")) {
+    if (!module.specifier.startsWith(project) || !module.specifier.endsWith(".ts")) continue;
+    const targets = (module.dependencies ?? []).flatMap((d) => [d.code?.specifier, d.type?.specifier])
+      .filter((target) => target?.startsWith(project) && target.endsWith(".ts")) as string[];
+    imports.set(
+      module.specifier.slice(project.length),
+      [...new Set(targets)].map((t) => t.slice(project.length)),
+    );
+  }
+  const libModules = async (folder: string): Promise<string[]> => {
+    const found: string[] = [];
+    for await (const entry of Deno.readDir(`${ROOT}${folder}`)) {
+      if (entry.isDirectory) found.push(...await libModules(`${folder}/${entry.name}`));
+      else if (entry.name.endsWith(".ts")) found.push(`${folder}/${entry.name}`);
+    }
+    return found;
+  };
+  assert.deepEqual(
+    (await libModules("lib")).filter((path) => !imports.has(path)),
+    [],
+    "modules mod.ts misses",
+  );
+
+  // Depth-first: an import of a module still on the path is a cycle, reported as the path around it.
+  const cycles: string[] = [];
+  const done = new Set<string>();
+  const visit = (path: string[]): void => {
+    const here = path[path.length - 1]!;
+    for (const next of imports.get(here) ?? []) {
+      const at = path.indexOf(next);
+      if (at >= 0) cycles.push([...path.slice(at), next].join(" → "));
+      else if (!done.has(next)) visit([...path, next]);
+    }
+    done.add(here);
+  };
+  for (const module of imports.keys()) if (!done.has(module)) visit([module]);
+  assert.deepEqual(cycles, []);
 });
 
 Deno.test("deno compile reaches the runtime step, and completes with DENORT_BIN", async () => {

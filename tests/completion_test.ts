@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
+import { getLogger } from "@logtape/logtape";
 import { completePortJob, completeShipmentJob, type JobServer } from "../lib/job_server/completion.ts";
 import { JobServerClient } from "../lib/job_server/client.ts";
 import { closedPort, TestServer } from "../fixtures/sandbox/http_server.ts";
+import { CapturedLog } from "./helpers/captured_log.ts";
 
 // A real local job server: records each call (upload: file name, type, content; complete: JSON body)
 // and answers each upload by file name from `uploadAnswers` (default: success with a /srv path).
@@ -53,31 +54,7 @@ class StubServer {
   }
 }
 
-const records: LogRecord[] = [];
-
-async function setUpLogs(): Promise<void> {
-  await configure({
-    reset: true,
-    sinks: { mem: (r: LogRecord) => records.push(r) },
-    loggers: [
-      { category: ["test"], sinks: ["mem"], lowestLevel: "debug" },
-      { category: ["logtape", "meta"], sinks: [] },
-    ],
-  });
-}
-
-function render(r: LogRecord): string {
-  return r.message.map((part, i) => (i % 2 === 0 ? part : String(part))).join("");
-}
-
-function warnings(): string[] {
-  return records.filter((r) => r.level === "warning" || r.level === "error").map(render);
-}
-
-/** The in-memory job log as the jobs would upload it: every line logged so far. */
-function logSoFar(): string {
-  return records.map((r) => `${render(r)}\n`).join("");
-}
+const log = new CapturedLog();
 
 function clientFor(baseUrl: string, jobId = "J1"): JobServerClient {
   return new JobServerClient({
@@ -104,14 +81,14 @@ const CSV =
   "container_number,invoice_no,status,error,timestamp\r\nC1,I1,success,,2024-01-01T00:00:00.000\r\n";
 
 Deno.test("completeShipmentJob (Job A)", async (t) => {
-  await setUpLogs();
+  await log.start();
   const server = new StubServer();
   const client = clientFor(server.baseUrl);
   const args = { logFileName: "shipment_tracking_J1.log", outputDirectory: "/out", successfulCount: 2 };
   try {
     await t.step("log uploaded: complete with its path", async () => {
       server.reset();
-      records.length = 0;
+      log.clear();
       await completeShipmentJob(client, { ...args, logText: "row 1 ok\n" });
       assert.deepEqual(server.calls, [
         {
@@ -131,7 +108,7 @@ Deno.test("completeShipmentJob (Job A)", async (t) => {
           },
         },
       ]);
-      assert.deepEqual(warnings(), []);
+      assert.deepEqual(log.lines("warning", "error"), []);
     });
 
     await t.step("logText may be a function, read at upload time", async () => {
@@ -152,11 +129,11 @@ Deno.test("completeShipmentJob (Job A)", async (t) => {
     for (const answer of ["500", "fail"] as const) {
       await t.step(`log upload fails (${answer}): no complete, failure logged`, async () => {
         server.reset();
-        records.length = 0;
+        log.clear();
         server.uploadAnswers = { "shipment_tracking_J1.log": answer };
         await completeShipmentJob(client, { ...args, logText: "x\n" });
         assert.deepEqual(server.calls.map((c) => c.action), ["upload-log"]);
-        const lines = warnings();
+        const lines = log.lines("warning", "error");
         assert.equal(lines.length, 2);
         assert.match(
           lines[0]!,
@@ -174,27 +151,30 @@ Deno.test("completeShipmentJob (Job A)", async (t) => {
 
     await t.step("complete answered success=false: logged, no throw", async () => {
       server.reset();
-      records.length = 0;
+      log.clear();
       server.completeOk = false;
       await completeShipmentJob(client, { ...args, logText: "x\n" });
       assert.deepEqual(server.calls.map((c) => c.action), ["upload-log", "complete"]);
-      assert.match(warnings()[0]!, /^Completion report \(job J1\) to .* failed: .*success=false \(nope\)$/);
+      assert.match(
+        log.lines("warning", "error")[0]!,
+        /^Completion report \(job J1\) to .* failed: .*success=false \(nope\)$/,
+      );
     });
   } finally {
     await server.close();
   }
 
   await t.step("server unreachable: resolves, failure logged", async () => {
-    records.length = 0;
+    log.clear();
     await completeShipmentJob(clientFor(closedPortUrl()), { ...args, logText: "x\n" });
-    assert.match(warnings()[0]!, /failed: request failed: .*refused/i);
+    assert.match(log.lines("warning", "error")[0]!, /failed: request failed: .*refused/i);
   });
 
-  await reset();
+  await log.stop();
 });
 
 Deno.test("completePortJob (Job B)", async (t) => {
-  await setUpLogs();
+  await log.start();
   const server = new StubServer();
   const client = clientFor(server.baseUrl);
   const args = {
@@ -215,9 +195,9 @@ Deno.test("completePortJob (Job B)", async (t) => {
       "both uploaded: CSV first, then the log (which includes the CSV upload line), complete with the CSV path",
       async () => {
         server.reset();
-        records.length = 0;
+        log.clear();
         getLogger(["test", "job"]).info("row 1 ok");
-        await completePortJob(client, { ...args, resultsCsv: CSV, logText: logSoFar });
+        await completePortJob(client, { ...args, resultsCsv: CSV, logText: () => log.text() });
         assert.deepEqual(server.calls, [
           { action: "upload-log", fileName: "port_tracking_results_J1.csv", type: "text/csv", content: CSV },
           {
@@ -252,12 +232,12 @@ Deno.test("completePortJob (Job B)", async (t) => {
 
     await t.step("both uploads fail: complete still called, with an empty list", async () => {
       server.reset();
-      records.length = 0;
+      log.clear();
       server.uploadAnswers = { "port_tracking_results_J1.csv": "fail", "port_tracking_J1.log": "500" };
       await completePortJob(client, { ...args, resultsCsv: CSV, logText: () => "log\n" });
       assert.deepEqual(server.calls.map((c) => c.action), ["upload-log", "upload-log", "complete"]);
       assert.deepEqual(server.calls[2]?.json, completeBody([]));
-      const lines = warnings();
+      const lines = log.lines("warning", "error");
       assert.equal(lines.length, 2);
       assert.match(
         lines[0]!,
@@ -283,9 +263,9 @@ Deno.test("completePortJob (Job B)", async (t) => {
   }
 
   await t.step("server unreachable: every call fails, resolves, each failure logged", async () => {
-    records.length = 0;
+    log.clear();
     await completePortJob(clientFor(closedPortUrl()), { ...args, resultsCsv: CSV, logText: () => "log\n" });
-    const lines = warnings();
+    const lines = log.lines("warning", "error");
     assert.equal(lines.length, 3);
     assert.ok(lines[0]!.startsWith("Upload of port_tracking_results_J1.csv"));
     assert.ok(lines[1]!.startsWith("Upload of port_tracking_J1.log"));
@@ -293,7 +273,7 @@ Deno.test("completePortJob (Job B)", async (t) => {
   });
 
   await t.step("a throwing client (a bug) does not abort the job: logged at ERROR", async () => {
-    records.length = 0;
+    log.clear();
     const broken: JobServer = {
       logger: getLogger(["test", "job-server"]),
       uploadFile: () => Promise.reject(new Error("bug {in} upload")),
@@ -301,12 +281,12 @@ Deno.test("completePortJob (Job B)", async (t) => {
     };
     await completePortJob(broken, { ...args, resultsCsv: CSV, logText: () => "log\n" });
     await completeShipmentJob(broken, { ...args, logText: "log\n" });
-    const errors = records.filter((r) => r.level === "error").map(render);
+    const errors = log.lines("error");
     assert.deepEqual(errors, [
       "Job-server completion sequence failed unexpectedly: bug {in} upload",
       "Job-server completion sequence failed unexpectedly: bug {in} upload",
     ]);
   });
 
-  await reset();
+  await log.stop();
 });

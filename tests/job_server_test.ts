@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
-import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
-import { formatCredits, type JobData, jobDataFor, JobServerClient } from "../lib/job_server/client.ts";
+import { getLogger } from "@logtape/logtape";
+import { type CompletionReport, JobServerClient } from "../lib/job_server/client.ts";
+import { formatCredits, type JobData, jobDataFor } from "../lib/job_server/job_data.ts";
 import { closedPort, TestServer } from "../fixtures/sandbox/http_server.ts";
+import { CapturedLog } from "./helpers/captured_log.ts";
 
 // A real local job server that records every request; each step sets how it answers.
 
@@ -74,26 +76,15 @@ function closedPortUrl(): string {
   return `http://127.0.0.1:${closedPort()}`;
 }
 
-const records: LogRecord[] = [];
+const log = new CapturedLog();
 
-async function setUpLogs(): Promise<void> {
-  await configure({
-    reset: true,
-    sinks: { mem: (r: LogRecord) => records.push(r) },
-    loggers: [
-      { category: ["test"], sinks: ["mem"], lowestLevel: "debug" },
-      { category: ["logtape", "meta"], sinks: [] },
-    ],
-  });
-}
-
-function render(r: LogRecord): string {
-  return r.message.map((part, i) => (i % 2 === 0 ? part : String(part))).join("");
-}
-
-function logLines(level?: LogRecord["level"]): string[] {
-  return records.filter((r) => level === undefined || r.level === level).map(render);
-}
+/** The least completion report: no result files, successfulCount left out. */
+const MINIMAL_REPORT: CompletionReport = {
+  success: true,
+  resultFiles: [],
+  outputFiles: [],
+  outputDirectory: "/o",
+};
 
 const JOB_DATA: JobData = {
   userId: "user-7",
@@ -116,13 +107,13 @@ function client(baseUrl: string, extra: { jobId?: string; timeoutMs?: number; si
 }
 
 Deno.test("JobServerClient.uploadFile", async (t) => {
-  await setUpLogs();
+  await log.start();
   const server = new StubServer();
   try {
     await t.step(
       "2xx with success and logFilePath: multipart request, path returned, INFO line",
       async () => {
-        records.length = 0;
+        log.clear();
         server.requests.length = 0;
         server.answer = () => Response.json({ success: true, logFilePath: "/srv/logs/port_tracking_J1.log" });
         // Trailing slashes on the base URL are removed, however many there are.
@@ -153,10 +144,10 @@ Deno.test("JobServerClient.uploadFile", async (t) => {
         }]);
         // Text fields precede the file so streaming parsers see them in their file handler.
         assert.ok(req.raw.indexOf('name="creditsUsed"') < req.raw.indexOf('name="logFile"'));
-        assert.deepEqual(logLines("info"), [
+        assert.deepEqual(log.lines("info"), [
           "Uploaded port_tracking_J1.log → /srv/logs/port_tracking_J1.log",
         ]);
-        assert.deepEqual(logLines("warning"), []);
+        assert.deepEqual(log.lines("warning"), []);
       },
     );
 
@@ -232,22 +223,22 @@ Deno.test("JobServerClient.uploadFile", async (t) => {
     ];
     for (const failure of failures) {
       await t.step(`${failure.name}: undefined and one WARNING line`, async () => {
-        records.length = 0;
+        log.clear();
         server.requests.length = 0;
         server.answer = failure.answer;
         const url = `${server.baseUrl}/api/local-exe/jobs/a%2Fb%20c/upload-log`;
         assert.equal(await client(server.baseUrl).uploadFile("x.log", "text", "text/plain"), undefined);
         assert.equal(server.requests.length, 1);
-        assert.deepEqual(logLines("info"), []);
-        assert.deepEqual(logLines("warning"), [
+        assert.deepEqual(log.lines("info"), []);
+        assert.deepEqual(log.lines("warning"), [
           `Upload of x.log (job a/b c) to ${url} failed: ${failure.reason}`,
         ]);
-        assert.equal(records[0]!.properties["jobId"], "a/b c");
+        assert.equal(log.records[0]!.properties["jobId"], "a/b c");
       });
     }
 
     await t.step("slower than the timeout: undefined after about timeoutMs", async () => {
-      records.length = 0;
+      log.clear();
       server.answer = async (_rec, wait) => {
         await wait();
         return Response.json({ success: true, logFilePath: "/too/late" });
@@ -259,15 +250,15 @@ Deno.test("JobServerClient.uploadFile", async (t) => {
       );
       const elapsed = performance.now() - started;
       assert.ok(elapsed >= 150 && elapsed < 3000, `took ${elapsed} ms`);
-      assert.equal(logLines("warning").length, 1);
+      assert.equal(log.lines("warning").length, 1);
       assert.match(
-        logLines("warning")[0]!,
+        log.lines("warning")[0]!,
         /^Upload of x\.log \(job a\/b c\) to .* failed: timed out after 200 ms$/,
       );
     });
 
     await t.step("caller signal aborts the call", async () => {
-      records.length = 0;
+      log.clear();
       server.answer = async (_rec, wait) => {
         await wait();
         return Response.json({ success: true, logFilePath: "/too/late" });
@@ -280,19 +271,19 @@ Deno.test("JobServerClient.uploadFile", async (t) => {
       );
       setTimeout(() => controller.abort(), 50);
       assert.equal(await pending, undefined);
-      assert.match(logLines("warning")[0]!, /failed: cancelled$/);
+      assert.match(log.lines("warning")[0]!, /failed: cancelled$/);
     });
 
     await t.step("job ids that a URL would resolve away are refused without a request", async () => {
       for (const jobId of ["", ".", ".."]) {
-        records.length = 0;
+        log.clear();
         server.requests.length = 0;
         assert.equal(
           await client(server.baseUrl, { jobId }).uploadFile("x.log", "t", "text/plain"),
           undefined,
         );
         assert.equal(server.requests.length, 0);
-        assert.match(logLines("warning")[0]!, /cannot be used as a URL path segment$/);
+        assert.match(log.lines("warning")[0]!, /cannot be used as a URL path segment$/);
       }
     });
   } finally {
@@ -300,10 +291,10 @@ Deno.test("JobServerClient.uploadFile", async (t) => {
   }
 
   await t.step("connection refused: undefined and a WARNING line with the transport error", async () => {
-    records.length = 0;
+    log.clear();
     const base = closedPortUrl();
     assert.equal(await client(base, { jobId: "J1" }).uploadFile("x.log", "t", "text/plain"), undefined);
-    const lines = logLines("warning");
+    const lines = log.lines("warning");
     assert.equal(lines.length, 1);
     assert.ok(
       lines[0]!.startsWith(
@@ -314,15 +305,15 @@ Deno.test("JobServerClient.uploadFile", async (t) => {
     assert.match(lines[0]!, /refused/i);
   });
 
-  await reset();
+  await log.stop();
 });
 
 Deno.test("JobServerClient.complete", async (t) => {
-  await setUpLogs();
+  await log.start();
   const server = new StubServer();
   try {
     await t.step("2xx with success: JSON body, path, true, INFO line", async () => {
-      records.length = 0;
+      log.clear();
       server.requests.length = 0;
       server.answer = () => Response.json({ success: true });
       const ok = await client(`${server.baseUrl}/`).complete({
@@ -345,7 +336,7 @@ Deno.test("JobServerClient.complete", async (t) => {
         outputDirectory: "/data/out",
         successfulCount: 3,
       });
-      assert.deepEqual(logLines("info"), ["Completion reported for job a/b c (1 result file)"]);
+      assert.deepEqual(log.lines("info"), ["Completion reported for job a/b c (1 result file)"]);
     });
 
     await t.step(
@@ -353,20 +344,9 @@ Deno.test("JobServerClient.complete", async (t) => {
       async () => {
         server.requests.length = 0;
         server.answer = () => Response.json({ success: true });
-        const report = {
-          success: true as const,
-          resultFiles: [],
-          outputFiles: [],
-          outputDirectory: "/o",
-          extra: 1,
-        };
+        const report = { ...MINIMAL_REPORT, extra: 1 };
         assert.equal(await client(server.baseUrl).complete(report), true);
-        assert.deepEqual(server.requests[0]!.json, {
-          success: true,
-          resultFiles: [],
-          outputFiles: [],
-          outputDirectory: "/o",
-        });
+        assert.deepEqual(server.requests[0]!.json, MINIMAL_REPORT);
       },
     );
 
@@ -389,38 +369,28 @@ Deno.test("JobServerClient.complete", async (t) => {
     ];
     for (const failure of failures) {
       await t.step(`${failure.name}: false and one WARNING line`, async () => {
-        records.length = 0;
+        log.clear();
         server.answer = failure.answer;
         const url = `${server.baseUrl}/api/local-exe/jobs/a%2Fb%20c/complete`;
-        const ok = await client(server.baseUrl).complete({
-          success: true,
-          resultFiles: [],
-          outputFiles: [],
-          outputDirectory: "/o",
-        });
+        const ok = await client(server.baseUrl).complete(MINIMAL_REPORT);
         assert.equal(ok, false);
-        assert.deepEqual(logLines("info"), []);
-        assert.deepEqual(logLines("warning"), [
+        assert.deepEqual(log.lines("info"), []);
+        assert.deepEqual(log.lines("warning"), [
           `Completion report (job a/b c) to ${url} failed: ${failure.reason}`,
         ]);
       });
     }
 
     await t.step("slower than the timeout: false", async () => {
-      records.length = 0;
+      log.clear();
       server.answer = async (_rec, wait) => {
         await wait();
         return Response.json({ success: true });
       };
-      const ok = await client(server.baseUrl, { timeoutMs: 200 }).complete({
-        success: true,
-        resultFiles: [],
-        outputFiles: [],
-        outputDirectory: "/o",
-      });
+      const ok = await client(server.baseUrl, { timeoutMs: 200 }).complete(MINIMAL_REPORT);
       assert.equal(ok, false);
       assert.match(
-        logLines("warning")[0]!,
+        log.lines("warning")[0]!,
         /^Completion report \(job a\/b c\) to .* failed: timed out after 200 ms$/,
       );
     });
@@ -429,21 +399,16 @@ Deno.test("JobServerClient.complete", async (t) => {
   }
 
   await t.step("connection refused: false", async () => {
-    records.length = 0;
-    const ok = await client(closedPortUrl()).complete({
-      success: true,
-      resultFiles: [],
-      outputFiles: [],
-      outputDirectory: "/o",
-    });
+    log.clear();
+    const ok = await client(closedPortUrl()).complete(MINIMAL_REPORT);
     assert.equal(ok, false);
     assert.match(
-      logLines("warning")[0]!,
+      log.lines("warning")[0]!,
       /^Completion report \(job a\/b c\) to .* failed: request failed: .*refused/i,
     );
   });
 
-  await reset();
+  await log.stop();
 });
 
 Deno.test("jobDataFor", async (t) => {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
-import { jobCommandArgs, ROOT, TestFolder, waitUntil } from "./helpers/job_process.ts";
+import { collectText, jobCommandArgs, ROOT, TestFolder, waitUntil } from "./helpers/job_process.ts";
 import { LOG_LINE, PROGRESS, screenLines } from "./helpers/terminal_screen.ts";
 
 const ROWS = "container_number,invoice_no\nMSCU1234567,INV-1\nTGHU7654321,INV-2\nCMAU3141592,INV-3\n";
@@ -36,14 +36,10 @@ async function runOnTerminal(
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  let output = "";
-  const decoder = new TextDecoder();
-  const reading = (async () => {
-    for await (const chunk of child.stdout) output += decoder.decode(chunk, { stream: true });
-  })();
-  await whileRunning?.(() => output);
-  const [status] = await Promise.all([child.status, reading]);
-  return { code: status.code, output };
+  const output = collectText(child.stdout);
+  await whileRunning?.(output.text);
+  const [status] = await Promise.all([child.status, output.done]);
+  return { code: status.code, output: output.text() };
 }
 
 /** Asserts that no line of the screen holds both a log line and progress text. */

@@ -51,6 +51,15 @@ Deno.test("UrlPolicy", async (t) => {
     },
   );
 
+  await t.step(
+    "an out-of-process frame's session (never the top frame): local files by default, every request with a list",
+    () => {
+      assert.deepEqual(new UrlPolicy().frameInterceptPatterns, [{ urlPattern: "file:*" }]);
+      assert.deepEqual(new UrlPolicy([/x/]).frameInterceptPatterns, [{ urlPattern: "*" }]);
+      assert.deepEqual(new UrlPolicy([], [/x/]).frameInterceptPatterns, [{ urlPattern: "*" }]);
+    },
+  );
+
   await t.step("isLocalFile", () => {
     assert.equal(isLocalFile("file:///x"), true);
     assert.equal(isLocalFile("https://x/file:"), false);

@@ -23,6 +23,7 @@ import { ChromiumProcess } from "../../lib/browser/chromium_process.ts";
 import { findChromium } from "../../lib/browser/chromium_path.ts";
 import { withDeadline } from "../../lib/browser/deadline.ts";
 import { table } from "../harness/markdown.ts";
+import { heapAfterGc } from "../../tests/helpers/heap.ts";
 
 interface RawClient {
   send(method: string, params?: object, sessionId?: string): Promise<unknown>;
@@ -31,13 +32,6 @@ interface RawClient {
 
 const { values } = parseArgs({ args: Deno.args, options: { calls: { type: "string", default: "2000" } } });
 const calls = Number(values.calls);
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error("run with --v8-flags=--expose-gc");
-const heapAfterGc = () => {
-  gc();
-  gc();
-  return Deno.memoryUsage().heapUsed;
-};
 
 const chromium = await ChromiumProcess.launch({
   executable: findChromium(),

@@ -16,10 +16,9 @@ import { parsePortCommand } from "../../lib/job_config.ts";
 import { startJobLog } from "../../lib/job_log.ts";
 import { benchCsv, benchRows } from "../harness/inputs.ts";
 import { table } from "../harness/markdown.ts";
+import { fullGc } from "../../tests/helpers/heap.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { rows: { type: "string", default: "1000" } } });
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error("run with --v8-flags=--expose-gc");
 const rows = Number(values.rows);
 await using sandbox = await startSandbox();
 const dir = await Deno.makeTempDir({ prefix: "cjm-" });
@@ -40,8 +39,7 @@ const checkpoint = (line: string) => {
   const row = Number(match[1]);
   if (row !== 1 && row % 100 !== 0) return;
   for (const list of Object.values(sandbox.requests)) list.length = 0;
-  gc();
-  gc();
+  fullGc();
   const { heapUsed, rss, external } = Deno.memoryUsage();
   checkpoints.push([
     String(row),

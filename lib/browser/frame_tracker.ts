@@ -155,7 +155,7 @@ export class FrameTracker {
         // paused from its first one, its own OOPIF frames are attached held, and once its events are on every
         // later change is reported. All go out at once and the session handles them in order, so the
         // release comes last: a frame held for the debugger may not answer the others before it runs.
-        const guarded = this.#guard.enable(sessionId);
+        const guarded = this.#guard.enable(sessionId, "frame");
         stops.push(guarded.off);
         Promise.all([
           guarded.enabled,
@@ -172,7 +172,7 @@ export class FrameTracker {
       const requested = params.targetInfo.url;
       swapped
         .then(() => {
-          const guarded = this.#guard.enable(sessionId);
+          const guarded = this.#guard.enable(sessionId, "frame");
           stops.push(guarded.off);
           guarded.enabled.catch(() => {});
           return connection.send(

@@ -1,7 +1,7 @@
 /**
- * Treats every page as hostile: each request the tab's documents make is paused and decided by the URL
- * policy before anything is read, local files included; the tab's own document changes only when the job
- * navigates it. Chromium's defaults let a `file:` page frame, embed or navigate to any other local file
+ * Treats every page as hostile: each request of the tab's documents that the URL policy could refuse is
+ * paused and decided by it before anything is read, local files included; the tab's own document changes
+ * only when the job navigates it. Chromium's defaults let a `file:` page frame, embed or navigate to any other local file
  * (measured: `../shared/notes/hostile-pages.md`), so this is the only line of defence for Job B's report.
  *
  * @module
@@ -54,19 +54,22 @@ export class PageGuard {
   }
 
   /**
-   * Starts deciding the requests of one session: the tab's own, or an out-of-process frame's (its
-   * subresources are paused in its own session, its document in its parent's). Listens first, then asks
+   * Starts deciding the requests of one session: the tab's own (`"tab"`), or an out-of-process frame's
+   * (`"frame"`: its subresources and its later navigations are paused in its own session, its first
+   * document in its parent's). A frame's session never holds the top frame, so it pauses only what the
+   * policy can refuse there ({@linkcode UrlPolicy.frameInterceptPatterns}). Listens first, then asks
    * Chromium to pause, so no request is missed. Returns how to stop listening, and the `Fetch.enable` call.
    */
-  enable(sessionId: string): { off: () => void; enabled: Promise<unknown> } {
+  enable(sessionId: string, session: "tab" | "frame"): { off: () => void; enabled: Promise<unknown> } {
     const off = this.#connection.on(
       "Fetch.requestPaused",
       (params) => this.#decide(sessionId, params),
       sessionId,
     );
+    const patterns = session === "tab" ? this.#policy.interceptPatterns : this.#policy.frameInterceptPatterns;
     const enabled = this.#connection.send(
       "Fetch.enable",
-      { patterns: [...this.#policy.interceptPatterns] },
+      { patterns: [...patterns] },
       DECISION_MS,
       sessionId,
     );

@@ -63,7 +63,7 @@ export class Tab {
     const tab = new Tab(connection, targetId, sessionId, options.policy);
     tab.#watch(options.onDialog);
     await Promise.all([
-      tab.#guard.enable(sessionId).enabled,
+      tab.#guard.enable(sessionId, "tab").enabled,
       tab.#send("Page.enable", {}, QUICK_CALL_MS),
       tab.#send("Inspector.enable", {}, QUICK_CALL_MS),
       // Out-of-process frames (another site in an iframe) become sessions of their own: attach to them,

@@ -24,6 +24,8 @@ const FILES_AND_DOCUMENTS: readonly InterceptPattern[] = [
   { urlPattern: "file:*" },
   { urlPattern: "*", resourceType: "Document" },
 ];
+/** Local files of any kind: all the default policy can refuse where no top frame is guarded. */
+const FILES: readonly InterceptPattern[] = [{ urlPattern: "file:*" }];
 
 /**
  * The URL policy of a run. Expressions are tested against the whole URL as the browser requests it
@@ -62,7 +64,20 @@ export class UrlPolicy {
    * only those the default policy can refuse.
    */
   get interceptPatterns(): readonly InterceptPattern[] {
-    return this.allow.length > 0 || this.deny.length > 0 ? EVERY_REQUEST : FILES_AND_DOCUMENTS;
+    return this.#hasLists ? EVERY_REQUEST : FILES_AND_DOCUMENTS;
+  }
+
+  /**
+   * The same for the session of an out-of-process frame, which never holds the tab's top frame: there the
+   * default policy refuses local files only, so documents of other schemes (the frame's own navigations,
+   * its child frames) need no pause. With the operator's lists, every request still is.
+   */
+  get frameInterceptPatterns(): readonly InterceptPattern[] {
+    return this.#hasLists ? EVERY_REQUEST : FILES;
+  }
+
+  get #hasLists(): boolean {
+    return this.allow.length > 0 || this.deny.length > 0;
   }
 }
 

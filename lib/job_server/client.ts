@@ -6,22 +6,8 @@
  * @module
  */
 import type { JobLogger } from "../job_log.ts";
-
-/** Text fields sent with every upload (spec "Job data sent with each upload"). */
-export interface JobData {
-  /** The USER_ID argument: who runs the job. */
-  userId: string;
-  /** Fixed identifier of the job type, e.g. "shipment-tracking". */
-  serviceId: string;
-  /** Fixed display name of the job type, e.g. "Shipment Tracking". */
-  serviceName: string;
-  /** Base name of the input CSV, or "input.csv" when it has none. */
-  inputFileName: string;
-  /** The input CSV path as given on the command line, or "" when none. */
-  inputFilePath: string;
-  /** CREDITS_USED as decimal text, Python float style ("0.0" by default); see {@linkcode formatCredits}. */
-  creditsUsed: string;
-}
+import type { JobData } from "./job_data.ts";
+import { describeError, type PostLimits, postToJobServer } from "./request.ts";
 
 /** JSON body of the completion report (spec "POST …/complete"). */
 export interface CompletionReport {
@@ -53,9 +39,6 @@ export interface JobServerClientOptions {
   signal?: AbortSignal;
 }
 
-/** Longest excerpt of a server body quoted in a log line, so an HTML error page stays one readable line. */
-const MAX_BODY_EXCERPT = 200;
-
 /**
  * Calls the two job-server endpoints for one job. The methods never throw: a failure is logged with the
  * call, the job id, the URL and the reason, and returned as `undefined` / `false`.
@@ -67,8 +50,7 @@ export class JobServerClient {
   readonly jobId: string;
   readonly #baseUrl: string;
   readonly #jobData: JobData;
-  readonly #timeoutMs: number;
-  readonly #signal: AbortSignal | undefined;
+  readonly #limits: PostLimits;
 
   /** Stores the options; performs no I/O and never throws. */
   constructor(options: JobServerClientOptions) {
@@ -76,8 +58,7 @@ export class JobServerClient {
     this.jobId = options.jobId;
     this.#baseUrl = stripTrailingSlashes(options.baseUrl);
     this.#jobData = { ...options.jobData };
-    this.#timeoutMs = options.timeoutMs;
-    this.#signal = options.signal;
+    this.#limits = { timeoutMs: options.timeoutMs, signal: options.signal };
   }
 
   /**
@@ -106,7 +87,7 @@ export class JobServerClient {
       for (const [name, value] of Object.entries(this.#jobData)) form.append(name, value);
       form.append("logFile", new Blob([content], { type: contentType }), fileName);
 
-      const outcome = await this.#post(url, form);
+      const outcome = await postToJobServer(url, form, this.#limits);
       if (!outcome.ok) {
         this.#fail(what, outcome.reason);
         return undefined;
@@ -124,7 +105,7 @@ export class JobServerClient {
       });
       return path;
     } catch (error) {
-      // Only a bug can land here (#post catches transport errors); the job must still go on.
+      // Only a bug can land here (postToJobServer catches transport errors); the job must still go on.
       this.#fail(what, `unexpected error: ${describeError(error)}`);
       return undefined;
     }
@@ -153,7 +134,7 @@ export class JobServerClient {
       };
       if (report.successfulCount !== undefined) body.successfulCount = report.successfulCount;
 
-      const outcome = await this.#post(url, JSON.stringify(body), "application/json");
+      const outcome = await postToJobServer(url, JSON.stringify(body), this.#limits, "application/json");
       if (!outcome.ok) {
         this.#fail(what, outcome.reason);
         return false;
@@ -181,130 +162,14 @@ export class JobServerClient {
     return `${this.#baseUrl}/api/local-exe/jobs/${encodeURIComponent(this.jobId)}/${action}`;
   }
 
-  /** Sends one POST and classifies the answer; never throws for transport or protocol failures. */
-  async #post(url: string, body: FormData | string, contentType?: string): Promise<PostOutcome> {
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const signal = this.#signal === undefined ? timeout : AbortSignal.any([this.#signal, timeout]);
-    const init: RequestInit = { method: "POST", body, signal };
-    // For FormData fetch sets the multipart Content-Type with its boundary itself.
-    if (contentType !== undefined) init.headers = { "content-type": contentType };
-
-    let status: number;
-    let text: string;
-    try {
-      const response = await fetch(url, init);
-      status = response.status;
-      // Read the whole body in every case: it carries the error text, and an unread body leaks a resource.
-      text = await response.text();
-    } catch (error) {
-      if (timeout.aborted) return { ok: false, reason: `timed out after ${formatMs(this.#timeoutMs)}` };
-      if (this.#signal?.aborted) return { ok: false, reason: "cancelled" };
-      // The log line names the URL already; Deno repeats it inside the transport error text.
-      return {
-        ok: false,
-        reason: `request failed: ${describeError(error).replace(` for url (${url})`, "")}`,
-      };
-    }
-
-    let json: unknown;
-    let parsed = true;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      parsed = false;
-    }
-    const object = parsed && isRecord(json) ? json : undefined;
-    const serverError = object !== undefined && typeof object["error"] === "string" && object["error"] !== ""
-      ? excerpt(object["error"]) // keeps the log line one line even for a multi-line server message
-      : undefined;
-
-    if (status < 200 || status > 299) {
-      const detail = serverError ?? excerpt(text);
-      return { ok: false, reason: `HTTP ${status}${detail === "" ? "" : ` (${detail})`}` };
-    }
-    if (object === undefined) {
-      const kind = parsed ? "not a JSON object" : "not valid JSON";
-      return { ok: false, reason: `HTTP ${status}: answer is ${kind}: ${excerpt(text) || "(empty body)"}` };
-    }
-    if (object["success"] !== true) {
-      return {
-        ok: false,
-        reason: `HTTP ${status}: server answered success=${JSON.stringify(object["success"] ?? null)}${
-          serverError === undefined ? "" : ` (${serverError})`
-        }`,
-      };
-    }
-    return { ok: true, status, json: object };
-  }
-
   /** Logs one failure line; WARNING because the spec makes every job-server failure non-fatal. */
   #fail(what: string, reason: string): void {
     this.logger.warn(template(`${what} failed: ${reason}`), { jobId: this.jobId, reason });
   }
 }
 
-type PostOutcome =
-  | { ok: true; status: number; json: Record<string, unknown> }
-  | { ok: false; reason: string };
-
-/**
- * Builds the upload job data from the command-line values.
- *
- * - `inputFileName`: the base name of `inputFile` (after the last "/" or "\", so Windows paths work too),
- *   or "input.csv" when that is empty.
- * - `inputFilePath`: `inputFile` as given ("" when none).
- * - `creditsUsed`: the number as Python's `str(float)` writes it, since the spec's default is "0.0" and
- *   the original sent a float's text: integral values keep one decimal ("0.0", "3.0"), others use the
- *   shortest round-trip form ("2.5", "0.1"); values of 1e16 and beyond, and non-finite ones, use
- *   JavaScript's `String()` (the command line rejects non-finite and negative values before this).
- */
-export function jobDataFor(
-  input: { userId: string; serviceId: string; serviceName: string; inputFile: string; creditsUsed: number },
-): JobData {
-  const baseName = input.inputFile.split(/[\\/]/).pop() ?? "";
-  return {
-    userId: input.userId,
-    serviceId: input.serviceId,
-    serviceName: input.serviceName,
-    inputFileName: baseName === "" ? "input.csv" : baseName,
-    inputFilePath: input.inputFile,
-    creditsUsed: formatCredits(input.creditsUsed),
-  };
-}
-
-/** Decimal text of a credits value; see {@linkcode jobDataFor}. */
-export function formatCredits(value: number): string {
-  if (Number.isInteger(value) && Math.abs(value) < 1e16) {
-    // Object.is keeps "-0.0" like Python; toFixed would drop the sign.
-    return Object.is(value, -0) ? "-0.0" : value.toFixed(1);
-  }
-  return String(value);
-}
-
 function stripTrailingSlashes(url: string): string {
   return url.replace(/\/+$/, "");
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** One line of a server body, shortened: error pages can be large HTML documents. */
-function excerpt(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > MAX_BODY_EXCERPT ? `${line.slice(0, MAX_BODY_EXCERPT)}…` : line;
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    // fetch's TypeError says only "fetch failed"; the socket error ("Connection refused") is its cause.
-    return error.cause instanceof Error ? error.cause.message : error.message;
-  }
-  return String(error);
-}
-
-function formatMs(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /**

@@ -5,7 +5,8 @@
  */
 import type { Logger } from "@logtape/logtape";
 import type { CommonConfig } from "../job_config.ts";
-import { jobDataFor, JobServerClient } from "./client.ts";
+import { JobServerClient } from "./client.ts";
+import { jobDataFor } from "./job_data.ts";
 
 /** A job type's fixed identity on the job server. */
 export interface JobService {

@@ -3,15 +3,9 @@
 // of heap they left behind after a full GC. A connection that keeps its calls' results grows by ~30 KB per
 // call; one that lets them go keeps next to nothing.
 import { Browser } from "../../lib/browser/browser.ts";
+import { heapAfterGc } from "./heap.ts";
 
 const CALLS = Number(Deno.args[0] ?? "400");
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error("run with --v8-flags=--expose-gc");
-const heapAfterGc = () => {
-  gc();
-  gc();
-  return Deno.memoryUsage().heapUsed;
-};
 const bigResult = (n: number) => "x".repeat(n);
 
 await using browser = await Browser.start({

@@ -47,17 +47,26 @@ export async function runJobProcess(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let stdout = "";
-  const decoder = new TextDecoder();
-  const readOut = (async () => {
-    for await (const chunk of child.stdout) stdout += decoder.decode(chunk, { stream: true });
-  })();
+  const stdout = collectText(child.stdout);
   const readErr = new Response(child.stderr).text();
-  if (options.whileRunning) await options.whileRunning(child, () => stdout);
-  const [status, stderr] = await Promise.all([child.status, readErr, readOut]).then(([s, e]) =>
+  if (options.whileRunning) await options.whileRunning(child, stdout.text);
+  const [status, stderr] = await Promise.all([child.status, readErr, stdout.done]).then(([s, e]) =>
     [s, e] as const
   );
-  return { code: status.code, stdout, stderr: stripPermissionNotice(stderr) };
+  return { code: status.code, stdout: stdout.text(), stderr: stripPermissionNotice(stderr) };
+}
+
+/**
+ * Reads a child's output stream as it arrives: `text()` is what came so far (a test watches it while the
+ * child runs), `done` settles when the stream ends.
+ */
+export function collectText(stream: ReadableStream<Uint8Array>): { text: () => string; done: Promise<void> } {
+  let text = "";
+  const decoder = new TextDecoder();
+  const done = (async () => {
+    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  })();
+  return { text: () => text, done };
 }
 
 /** Deno's one-line notice that config-file permissions are experimental; not the job's output. */
