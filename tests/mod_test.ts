@@ -159,6 +159,7 @@ export type PublicTypes = [
   PageFunction<unknown>,
   PortReport,
   PortResult,
+  PrintParams,
   Refusals,
   ReportingRequestOptions,
   RowStatus,
