@@ -11,8 +11,8 @@ import { pathToFileURL } from "node:url";
 import { withBaseHref } from "../lib/port/base_href.ts";
 import { completePortJob } from "../lib/job_server/completion.ts";
 import { type PortRow, readPortRows } from "../lib/csv_rows.ts";
-import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers, withRefusalLog } from "../lib/browser/from_config.ts";
+import { UsageError } from "../lib/errors.ts";
+import { jobBrowsers, startRunBrowser, withRefusalLog } from "../lib/browser/from_config.ts";
 import { parsePortCommand, type PortConfig } from "../lib/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
 import { jobServerClientFor, PORT_SERVICE } from "../lib/job_server/services.ts";
@@ -56,12 +56,8 @@ export async function runPortTracking(config: PortConfig, { signal, log }: JobCo
   const logger = log.logger("port-tracking");
   logger.info(`Port container location job ${config.jobId}: ${config.inputFile} → ${config.outputDir}`);
   await using browsers = jobBrowsers(config, { headless: true, logger, signal });
-  try {
-    await browsers.tab();
-  } catch (error) {
-    logger.error(`Cannot start the browser: ${errorText(error)}`);
-    return 1;
-  }
+  const notStarted = await startRunBrowser(browsers, logger, "Cannot start the browser");
+  if (notStarted !== undefined) return notStarted;
 
   const { rows, error } = await readPortRows(config.inputFile);
   if (error !== undefined) logger.error(error);

@@ -148,7 +148,8 @@ async function tryRow<Row, Result>(
       const pdfFile = await options.process(row, index);
       return { status: "success", pdf_file: pdfFile, timestamp: localTimestamp() };
     } catch (error) {
-      if (signal.aborted) {
+      // A stop request of the row's own (the stop file seen while a browser pool queued the row) stops too.
+      if (signal.aborted || error instanceof StopRequestedError) {
         logger.warn(`${name}: interrupted by a stop request`);
         return "stopped";
       }
@@ -178,9 +179,13 @@ async function tryRow<Row, Result>(
 }
 
 async function stopRequested(options: { stopFile: string; signal: AbortSignal }): Promise<boolean> {
-  if (options.signal.aborted) return true;
+  return options.signal.aborted || await stopFilePresent(options.stopFile);
+}
+
+/** Whether the run's stop file (`OUTPUT_DIR/stop_JOB_ID.txt`) is there: any kind of entry counts. */
+export async function stopFilePresent(path: string): Promise<boolean> {
   try {
-    await Deno.lstat(options.stopFile);
+    await Deno.lstat(path);
     return true;
   } catch {
     return false;

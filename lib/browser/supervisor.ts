@@ -13,6 +13,11 @@ import type { Tab } from "./tab.ts";
 export interface SupervisorOptions extends BrowserOptions {
   /** Runs on the tab of every newly started browser (e.g. open the portal, accept cookies). */
   prepare?: (tab: Tab) => Promise<void>;
+  /**
+   * Told why, when the browser is found gone before it is used (a pool ended the session between rows, say);
+   * a browser that failed a row is replaced after that row's error, without this.
+   */
+  onGone?: (reason: string) => void;
 }
 
 /** One browser at a time, started on demand and replaced after a fault. */
@@ -38,7 +43,11 @@ export class BrowserSupervisor implements AsyncDisposable {
    * @throws {BrowserLaunchError} when no browser can be started; whatever `prepare` throws.
    */
   async tab(): Promise<Tab> {
-    if (this.#browser?.goneReason !== undefined) await this.replace();
+    const gone = this.#browser?.goneReason;
+    if (gone !== undefined) {
+      this.#options.onGone?.(gone);
+      await this.replace();
+    }
     if (this.#browser === undefined) {
       this.#starts++;
       const browser = await Browser.start(this.#options);
