@@ -69,6 +69,7 @@ export type { ChildFrame } from "./lib/browser/frame_tracker.ts";
 export { type FrameLoad, pointFrameAt } from "./lib/shipment/frame_repoint.ts";
 export { type InterceptPattern, UrlPolicy } from "./lib/browser/url_policy.ts";
 export type { Refusals } from "./lib/browser/page_guard.ts";
+export type { PoolQueue } from "./lib/browser/pool_queue.ts";
 export { printPdfFile } from "./lib/browser/pdf_output.ts";
 export { portPrintParams, type PrintParams, shipmentPrintParams } from "./lib/browser/print_options.ts";
 

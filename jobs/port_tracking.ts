@@ -12,7 +12,7 @@ import { withBaseHref } from "../lib/port/base_href.ts";
 import { completePortJob } from "../lib/job_server/completion.ts";
 import { type PortRow, readPortRows } from "../lib/csv_rows.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers, rowTabUse } from "../lib/browser/from_config.ts";
+import { jobBrowsers, rowTabUse, startRunBrowser } from "../lib/browser/from_config.ts";
 import { parsePortCommand, type PortConfig } from "../lib/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
 import { jobServerClientFor, PORT_SERVICE } from "../lib/job_server/services.ts";
@@ -60,12 +60,8 @@ export async function runPortTracking(
   const logger = log.logger("port-tracking");
   logger.info(`Port container location job ${config.jobId}: ${config.inputFile} → ${config.outputDir}`);
   await using browsers = jobBrowsers(config, { headless: true, logger, signal });
-  try {
-    await browsers.start();
-  } catch (error) {
-    logger.error(`Cannot start the browser: ${errorText(error)}`);
-    return 1;
-  }
+  const notStarted = await startRunBrowser(browsers, logger, "Cannot start the browser");
+  if (notStarted !== undefined) return notStarted;
 
   const { rows, error } = await readPortRows(config.inputFile);
   if (error !== undefined) logger.error(error);

@@ -10,7 +10,7 @@ import { completeShipmentJob } from "../lib/job_server/completion.ts";
 import { readShipmentRows, type ShipmentRow } from "../lib/csv_rows.ts";
 import { detailUrl, resolveDetailId } from "../lib/shipment/detail_record.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers, rowTabUse } from "../lib/browser/from_config.ts";
+import { jobBrowsers, rowTabUse, startRunBrowser } from "../lib/browser/from_config.ts";
 import { pdfFileName, shipmentLogFileName, stopFileName } from "../lib/file_names.ts";
 import { parseShipmentCommand, type ShipmentConfig } from "../lib/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
@@ -80,12 +80,12 @@ export async function runShipmentTracking(
     signal,
     prepare: openPortal,
   });
-  try {
-    await browsers.start();
-  } catch (error) {
-    logger.error(`Cannot start the browser or open the tracking portal: ${errorText(error)}`);
-    return 1;
-  }
+  const notStarted = await startRunBrowser(
+    browsers,
+    logger,
+    "Cannot start the browser or open the tracking portal",
+  );
+  if (notStarted !== undefined) return notStarted;
 
   const { rows, error } = await readShipmentRows(config.inputFile);
   if (error !== undefined) logger.error(error);

@@ -7,6 +7,7 @@
  */
 import { parse as parseSelector } from "css-what";
 import { errorText, UsageError } from "./errors.ts";
+import { redactSecrets } from "./redact.ts";
 import { MAX_TIMEOUT_S } from "./timings.ts";
 
 /** Checks an http(s) URL; returns it trimmed. @throws {UsageError} */
@@ -19,16 +20,17 @@ export function wsUrl(name: string, value: string): string {
   return url(name, value, ["ws:", "wss:"]);
 }
 
+/** The message names the value as given, its credentials (`token=`) redacted. */
 function url(name: string, value: string, protocols: string[]): string {
   let parsed: URL;
   try {
     parsed = new URL(value.trim());
   } catch {
-    throw new UsageError(`${name} is not a valid URL: ${JSON.stringify(value)}`);
+    throw new UsageError(`${name} is not a valid URL: ${redactSecrets(JSON.stringify(value))}`);
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new UsageError(
-      `${name} must be a ${protocols.map((p) => p.slice(0, -1)).join(" or ")} URL: ${value}`,
+      `${name} must be a ${protocols.map((p) => p.slice(0, -1)).join(" or ")} URL: ${redactSecrets(value)}`,
     );
   }
   return value.trim();

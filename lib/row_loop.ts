@@ -167,9 +167,13 @@ async function pauseAfter<Row, Result>(options: RowLoopOptions<Row, Result>, ind
 }
 
 async function isStopRequested(options: { stopFile: string; signal: AbortSignal }): Promise<boolean> {
-  if (options.signal.aborted) return true;
+  return options.signal.aborted || await stopFilePresent(options.stopFile);
+}
+
+/** Whether the run's stop file (`OUTPUT_DIR/stop_JOB_ID.txt`) is there: any kind of entry counts. */
+export async function stopFilePresent(path: string): Promise<boolean> {
   try {
-    await Deno.lstat(options.stopFile);
+    await Deno.lstat(path);
     return true;
   } catch {
     return false;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { errorText } from "./errors.ts";
+import { errorText, StopRequestedError } from "./errors.ts";
 import { formatSeconds } from "./browser/deadline.ts";
 import type { JobLogger } from "./job_log.ts";
 import { localTimestamp } from "./local_timestamp.ts";
@@ -61,7 +61,8 @@ export async function tryRow({ work, logger, name, retry, signal, stopRequested 
       const pdfFile = await work();
       return { status: "success", pdf_file: pdfFile, timestamp: localTimestamp() };
     } catch (error) {
-      if (signal.aborted) {
+      // A stop request of the row's own (the stop file seen while a browser pool queued the row) stops too.
+      if (signal.aborted || error instanceof StopRequestedError) {
         logger.warn(`${name}: interrupted by a stop request`);
         return "stopped";
       }

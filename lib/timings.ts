@@ -67,12 +67,42 @@ export const MAX_TIMEOUT_S = MAX_LIMIT_MS / 1000;
 export const MAX_PAUSE_SCALE = MAX_LIMIT_MS / Math.max(...Object.values(SPEC_PAUSES_MS));
 
 /**
- * Deadline for starting the browser and for connecting to one at `--browser-url`. Chromium starts in
- * about a second, several on a loaded 2-core host; a browserless pool holds a connection in its queue
- * until a browser is free, so this allows for a queue of a session or two. Fixed, not `--wait-timeout`:
- * an element wait says nothing about how long a browser takes to start.
+ * Deadline for starting the browser and for connecting to a running one at its own DevTools address
+ * (`--browser-url ws://…/devtools/browser/<id>`); a browser pool's address waits in the pool's queue under
+ * {@linkcode POOL_QUEUE_TIMEOUT_MS} instead. Chromium starts in about a second, several on a loaded 2-core
+ * host. Fixed, not `--wait-timeout`: an element wait says nothing about how long a browser takes to start.
  */
 export const BROWSER_START_TIMEOUT_MS = 60_000;
+
+/**
+ * The session limit the job asks a browser pool for (`timeout=` in ms on its URL) when the URL sets none:
+ * 12 hours. browserless ends every session at its `TIMEOUT` (30 s by default), which would end a run's session
+ * after its first rows; a run keeps one session from its first row to its last, and a nightly batch of
+ * 10,000 Job B rows with the spec's pauses (≈ 3 s a row) takes about 8.5 h. Still a limit: a session whose job
+ * vanished without closing its socket (its host lost the network) is freed the same day. A longer run loses
+ * the row in progress at the cut (tried again under `--retries`) and goes on in a new session.
+ */
+export const POOL_SESSION_TIMEOUT_MS = 12 * 60 * 60 * 1000;
+
+/**
+ * How long a job waits in a browser pool's queue for a browser (instead of
+ * {@linkcode BROWSER_START_TIMEOUT_MS}): as long as one session may last. A full browserless pool holds the
+ * WebSocket upgrade without any answer until one of its sessions ends (measured; its queue has no deadline of
+ * its own), and the jobs ahead hold theirs for whole runs, minutes to hours: by this deadline the session at
+ * the head of the queue has ended, whether its job finished or the pool ended it at
+ * {@linkcode POOL_SESSION_TIMEOUT_MS}. A stop (signal or stop file) ends the wait at once.
+ */
+export const POOL_QUEUE_TIMEOUT_MS = POOL_SESSION_TIMEOUT_MS;
+
+/**
+ * After this long without an answer from a browser pool, the log says that the job waits in its queue. A
+ * pool with a free browser answers once it has started a Chromium for the session: 0.4–1.2 s measured, up to
+ * 4 s on a loaded 2-core host.
+ */
+export const POOL_QUEUE_NOTICE_MS = 5_000;
+
+/** How often the stop file is looked for while a browser pool keeps the job waiting in its queue. */
+export const STOP_FILE_POLL_MS = 500;
 
 /**
  * Waits for one of the spec's pauses, scaled. Rejects with the signal's reason as soon as the run is

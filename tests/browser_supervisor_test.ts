@@ -21,7 +21,11 @@ import { TestServer } from "../fixtures/sandbox/http_server.ts";
 Deno.test("BrowserSupervisor replaces a killed browser; a renderer crash fails a pending call at once", async (t) => {
   await using site = TestServer.start();
   site.html("/page", "<!doctype html><p id=page>Supervised page 4711</p>");
-  await using supervisor = new BrowserSupervisor(browserOptions());
+  const gone: string[] = [];
+  await using supervisor = new BrowserSupervisor({
+    ...browserOptions(),
+    onGone: (reason) => gone.push(reason),
+  });
   let firstFolder = "";
   let firstPid = 0;
 
@@ -45,6 +49,8 @@ Deno.test("BrowserSupervisor replaces a killed browser; a renderer crash fails a
 
     const second = (await supervisor.start()).tab;
     assert.equal(supervisor.starts, 2);
+    assert.equal(gone.length, 1, "onGone told why the browser was replaced");
+    assert.match(gone[0]!, /the browser process was killed by SIGKILL/);
     assert.notEqual(second, first);
     assert.equal(await second.navigate(site.url("/page"), 5_000), true);
     assert.equal(await textOf(second, "#page"), "Supervised page 4711");

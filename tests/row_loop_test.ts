@@ -280,6 +280,20 @@ Deno.test("runRows", async (t) => {
       assert.ok(records.map(messageOf).includes("Row 1/2 (name a): interrupted by a stop request"));
     });
 
+    await t.step(
+      "a row's own stop (the stop file seen while a browser pool queued it) stops the run",
+      async () => {
+        await fresh();
+        const outcome = await runRows(options(rows("a", "b"), {
+          process: () => Promise.reject(new StopRequestedError("stop file found while waiting in the queue")),
+          retry: retry(3),
+        }));
+        assert.equal(outcome.stopped, true);
+        assert.deepEqual(outcome.results, [], "the row is not recorded as failed");
+        assert.ok(records.map(messageOf).includes("Row 1/2 (name a): interrupted by a stop request"));
+      },
+    );
+
     await t.step("retry: a stop file created during the wait stops before the next try", async () => {
       await fresh();
       const outcome = await runRows(options(rows("a", "b"), {

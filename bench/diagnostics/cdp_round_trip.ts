@@ -27,7 +27,7 @@ const chromium = await ChromiumProcess.launch({
 });
 try {
   const endpoint = await chromium.endpoint;
-  const project = await CdpConnection.connect(endpoint, 20_000);
+  const project = await CdpConnection.connect(endpoint, { timeoutMs: 20_000 });
   const floor = await FloorCdp.connect(endpoint);
   const { targetInfos } = await floor.send("Target.getTargets");
   const targetId = targetInfos.find((t: { type: string }) => t.type === "page").targetId;

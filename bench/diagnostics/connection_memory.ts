@@ -41,7 +41,7 @@ const chromium = await ChromiumProcess.launch({
 const rows: string[][] = [];
 try {
   const endpoint = await chromium.endpoint;
-  const project = await CdpConnection.connect(endpoint, 20_000);
+  const project = await CdpConnection.connect(endpoint, { timeoutMs: 20_000 });
   const raw = await (CDP({ target: endpoint, local: true }) as Promise<RawClient>);
   const { targetInfos } = await project.send("Target.getTargets", {}, 10_000);
   const page = targetInfos.find((t: { type: string }) => t.type === "page");

@@ -7,6 +7,8 @@
  */
 import { lockDownBrowser } from "./lockdown.ts";
 import { CdpConnection } from "./cdp_connection.ts";
+import { connectQueued, type PoolQueue } from "./pool_queue.ts";
+import { redactSecrets } from "../redact.ts";
 import { ChromiumProcess } from "./chromium_process.ts";
 import { Tab } from "./tab.ts";
 import { UrlPolicy } from "./url_policy.ts";
@@ -32,6 +34,11 @@ export interface BrowserOptions {
    * so a stop never waits for the browser.
    */
   stop?: AbortSignal;
+  /**
+   * `browserUrl` is a browser pool's, which queues connections while its browsers are busy: wait in its
+   * queue this way instead of `startTimeoutMs`.
+   */
+  poolQueue?: PoolQueue;
 }
 
 /** Grace period for Chromium to exit after `Browser.close` before it is killed. */
@@ -76,12 +83,18 @@ export class Browser implements AsyncDisposable {
         const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
         return `the browser process ${how}; its last output: ${process.stderrTail() || "none"}`;
       });
-      const connection = await CdpConnection.connect(
-        endpoint,
-        options.startTimeoutMs,
-        exitReason,
-        options.stop,
-      );
+      const stop = options.stop ? { stop: options.stop } : {};
+      const connection = options.browserUrl !== undefined && options.poolQueue
+        ? await connectQueued(endpoint, options.poolQueue, {
+          ...stop,
+          closedReason: `the browser pool at ${redactSecrets(endpoint)} closed the session (a pool ends a ` +
+            "session at its time limit, timeout= in the URL; or it restarted, or its browser crashed)",
+        })
+        : await CdpConnection.connect(endpoint, {
+          timeoutMs: options.startTimeoutMs,
+          ...stop,
+          ...(exitReason ? { exitReason } : {}),
+        });
       try {
         const ownsBrowser = process !== undefined;
         const policy = options.policy ?? new UrlPolicy();

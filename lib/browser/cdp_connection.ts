@@ -8,6 +8,7 @@ import CDP from "chrome-remote-interface";
 import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.d.ts";
 import { untilAborted, withDeadline } from "./deadline.ts";
 import { BrowserGoneError, BrowserLaunchError, errorText } from "../errors.ts";
+import { redactSecrets } from "../redact.ts";
 
 /** How long closing the connection waits for the other end to confirm. */
 const CLOSE_HANDSHAKE_MS = 1_000;
@@ -46,6 +47,20 @@ export type SessionSend = <M extends CdpCommand>(
   label?: string,
 ) => Promise<CdpReturn<M>>;
 
+/** How {@linkcode CdpConnection.connect} connects. */
+export interface ConnectOptions {
+  /** How long the browser may take to accept the connection. */
+  timeoutMs: number;
+  /** For a browser this job started: resolves with why its process ended. */
+  exitReason?: Promise<string>;
+  /** The run's stop request: ends the attempt at once, and later fails every call and wait in flight. */
+  stop?: AbortSignal;
+  /** Ends the attempt only, with its reason (the run's stop file while a pool queues the job). */
+  giveUp?: AbortSignal;
+  /** Why the browser is gone when the other end closes the socket (for a browser the job did not start). */
+  closedReason?: string;
+}
+
 /** A waiter for one event, created before the command that triggers it. */
 export interface EventWaiter<T> {
   /** Settles with the event's params, or rejects on deadline or when the connection is gone. */
@@ -71,16 +86,14 @@ export class CdpConnection {
   /** The run's stop request: it fails every call and wait at once, until {@linkcode releaseStop}. */
   #stop: AbortSignal | undefined;
 
-  private constructor(
-    client: CriClient,
-    exitReason: Promise<string> | undefined,
-    stop: AbortSignal | undefined,
-  ) {
+  private constructor(client: CriClient, options: ConnectOptions) {
+    const { exitReason, stop } = options;
     this.#client = client;
     this.#stop = stop;
     stop?.addEventListener("abort", this.#stopped, { once: true });
     this.#gone.promise.catch(() => {});
-    const closed = "the browser closed its DevTools connection (it crashed or was killed)";
+    const closed = options.closedReason ??
+      "the browser closed its DevTools connection (it crashed or was killed)";
     exitReason?.then((reason) => this.markGone(reason));
     client.on("disconnect", () => {
       if (this.#goneReason !== undefined) return;
@@ -93,34 +106,34 @@ export class CdpConnection {
   }
 
   /**
-   * Connects to a browser's DevTools WebSocket address (`ws://127.0.0.1:PORT/devtools/browser/…`).
-   * `exitReason`, for a browser this job started, resolves with why its process ended. `stop`, the run's
-   * stop request, ends the attempt at once and later fails every call and wait in flight.
+   * Connects to a browser's DevTools WebSocket address (`ws://127.0.0.1:PORT/devtools/browser/…`, or a
+   * browser pool's). Messages name the address with its credentials (`token=`) redacted.
    *
-   * @throws {BrowserLaunchError} when the browser cannot be reached in time; the stop's reason on a stop.
+   * @throws {BrowserLaunchError} when the browser cannot be reached in time; the stop's or the give-up's
+   * reason when either ends the attempt.
    */
-  static async connect(
-    endpoint: string,
-    timeoutMs: number,
-    exitReason?: Promise<string>,
-    stop?: AbortSignal,
-  ): Promise<CdpConnection> {
+  static async connect(endpoint: string, options: ConnectOptions): Promise<CdpConnection> {
+    const { stop, giveUp } = options;
+    const attemptStop = stop && giveUp ? AbortSignal.any([stop, giveUp]) : stop ?? giveUp;
+    const shown = redactSecrets(endpoint);
     // local: use the bundled protocol description instead of fetching it from the browser.
     const connecting = CDP({ target: endpoint, local: true }) as Promise<CriClient>;
     let client: CriClient;
     try {
       client = await withDeadline(
-        untilAborted(connecting, stop),
-        timeoutMs,
-        `Connecting to DevTools at ${endpoint}`,
+        untilAborted(connecting, attemptStop),
+        options.timeoutMs,
+        `Connecting to DevTools at ${shown}`,
       );
     } catch (error) {
       // A connection that completes after the attempt was given up must not stay open.
       connecting.then((late) => late.close(), () => {});
-      if (stop?.aborted) throw stop.reason;
-      throw new BrowserLaunchError(`Cannot connect to the browser at ${endpoint}: ${errorText(error)}`);
+      if (attemptStop?.aborted) throw attemptStop.reason;
+      throw new BrowserLaunchError(
+        `Cannot connect to the browser at ${shown}: ${redactSecrets(errorText(error))}`,
+      );
     }
-    return new CdpConnection(client, exitReason, stop);
+    return new CdpConnection(client, options);
   }
 
   readonly #stopped = (): void => {

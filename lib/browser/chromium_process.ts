@@ -194,7 +194,11 @@ function assertMayRun(executable: string): void {
   }
 }
 
-function withParentDeathSignal(executable: string, flags: string[]): [string, string[]] {
+/**
+ * The command line that runs `executable` with `flags` so that the kernel kills it when this process dies
+ * (`setpriv --pdeathsig SIGKILL`, Linux with util-linux); the plain command elsewhere.
+ */
+export function withParentDeathSignal(executable: string, flags: string[]): [string, string[]] {
   if (Deno.build.os !== "linux" || !exists(PARENT_DEATH_WRAPPER)) return [executable, flags];
   return [PARENT_DEATH_WRAPPER, ["--pdeathsig", "SIGKILL", "--", executable, ...flags]];
 }

@@ -50,3 +50,10 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }
+
+/** "12 h", "30 min", "5 s": a duration as a person reads it, in its largest whole unit. */
+export function formatDuration(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return formatSeconds(ms);
+}

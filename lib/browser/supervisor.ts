@@ -16,6 +16,11 @@ export interface SupervisorOptions extends Omit<BrowserOptions, "onDialog"> {
   prepare?: (tab: Tab) => Promise<void>;
   /** Told about a dialog dismissed while no row used its tab (e.g. during `prepare`). */
   onDialog: (message: string) => void;
+  /**
+   * Told why, when the browser is found gone before it is used (a pool ended the session between rows, say);
+   * a browser that failed a row is replaced after that row's error, without this.
+   */
+  onGone?: (reason: string) => void;
 }
 
 /** What a row is told about its tab, besides the tab itself. */
@@ -102,7 +107,11 @@ export class BrowserSupervisor implements AsyncDisposable {
   }
 
   async #working(): Promise<Generation> {
-    if (this.#current?.browser.goneReason !== undefined) await this.#retire(this.#current);
+    const gone = this.#current?.browser.goneReason;
+    if (this.#current !== undefined && gone !== undefined) {
+      this.#options.onGone?.(gone);
+      await this.#retire(this.#current);
+    }
     if (this.#current !== undefined) return this.#current;
     this.#starting ??= this.#startBrowser().finally(() => this.#starting = undefined);
     return await this.#starting;
