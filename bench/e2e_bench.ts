@@ -8,6 +8,7 @@
  */
 import { findChromium } from "../lib/browser/chromium_path.ts";
 import { type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
+import { startBrowserless } from "../fixtures/browserless.ts";
 import { type BenchOptions, HelpRequested, parseBenchOptions, USAGE } from "./harness/bench_options.ts";
 import { runRounds } from "./harness/comparison_rounds.ts";
 import { breakdownSection, jobSection, taggedSection } from "./harness/comparison_table.ts";
@@ -80,6 +81,25 @@ async function main(args: string[]): Promise<number> {
           progress,
         });
         sections.push(concurrencySection(result));
+      }
+      if (!options.skipPool) {
+        // One session at a time: a job's N tabs live in one session (README "Browser pools").
+        progress("starting a local browserless pool (CONCURRENT=1)");
+        await using pool = await startBrowserless({
+          concurrent: 1,
+          queued: 4,
+          timeoutMs: 30_000,
+          token: "bench",
+        });
+        for (const job of ["port", "shipment"] as const) {
+          const result = await runConcurrency(sandbox, job, {
+            rows: options.concurrencyRows,
+            dir: workDir,
+            pool,
+            progress,
+          });
+          sections.push(concurrencySection(result));
+        }
       }
     }
     if (!options.skipMemory) {

@@ -26,12 +26,14 @@ export interface BenchOptions {
   /** Rows of each `--concurrency` run (`--concurrency-rows`, default 40). */
   concurrencyRows: number;
   skipConcurrency: boolean;
+  /** Leave out the `--concurrency` runs against a local browserless pool (`--skip-pool`). */
+  skipPool: boolean;
 }
 
 /** Usage text. */
 export const USAGE =
   `deno task bench [--rows N] [--rounds R] [--memory-rows N] [--skip-memory] [--skip-fidelity]
-                [--concurrency-rows N] [--skip-concurrency] [--report FILE]
+                [--concurrency-rows N] [--skip-concurrency] [--skip-pool] [--report FILE]
   --rows N          rows per side-by-side run (default 50, at least 2)
   --rounds R        rounds of project/floor runs, alternating (default 3)
   --memory-rows N   rows of the project's Job B memory run (default 1000)
@@ -39,6 +41,7 @@ export const USAGE =
   --skip-fidelity   leave out the timing-fidelity run (pauses on)
   --concurrency-rows N  rows of each --concurrency 1/2/4/8 run, pause scale 0.5 (default 40)
   --skip-concurrency    leave out the --concurrency runs
+  --skip-pool           leave out the same runs against a local browserless pool
   --report FILE     also write the Markdown report to FILE`;
 
 /** Parses the command line. @throws {Error} with a one-line message. */
@@ -54,6 +57,7 @@ export function parseBenchOptions(args: string[]): BenchOptions {
       "skip-fidelity": { type: "boolean", default: false },
       "concurrency-rows": { type: "string", default: "40" },
       "skip-concurrency": { type: "boolean", default: false },
+      "skip-pool": { type: "boolean", default: false },
       report: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -71,6 +75,7 @@ export function parseBenchOptions(args: string[]): BenchOptions {
     consentTimeoutS: 0.05,
     concurrencyRows: integer("--concurrency-rows", values["concurrency-rows"], 2),
     skipConcurrency: values["skip-concurrency"],
+    skipPool: values["skip-pool"],
   };
   if (values.report !== undefined) options.reportFile = values.report;
   return options;

@@ -20,7 +20,7 @@ export const CONCURRENCY_PAUSE_SCALE = 0.5;
 export interface ConcurrencyResult {
   job: JobName;
   rows: number;
-  /** Extra project flags of every run (e.g. `--browser-url` of a pool), for the table's title. */
+  /** Where the browser ran, for the table's title. */
   target: string;
   runs: { concurrency: number; outcome: RunOutcome }[];
 }
@@ -32,8 +32,8 @@ export async function runConcurrency(
   options: {
     rows: number;
     dir: string;
-    extraFlags?: readonly string[];
-    target?: string;
+    /** A browser pool to run against instead of a local Chromium. */
+    pool?: { wsUrl: string; marker: string };
     progress(line: string): void;
   },
 ): Promise<ConcurrencyResult> {
@@ -50,14 +50,18 @@ export async function runConcurrency(
         pauseScale: CONCURRENCY_PAUSE_SCALE,
         tagged: false,
         consentTimeoutS: 0.05,
-        projectFlags: [`--concurrency=${concurrency}`, ...options.extraFlags ?? []],
+        projectFlags: [
+          `--concurrency=${concurrency}`,
+          ...(options.pool ? [`--browser-url=${options.pool.wsUrl}`] : []),
+        ],
+        ...(options.pool ? { browserMarker: options.pool.marker } : {}),
       },
       sandbox,
-      `${options.dir}/c${job[0]}${concurrency}`,
+      `${options.dir}/c${job[0]}${options.pool ? "p" : ""}${concurrency}`,
     );
     runs.push({ concurrency, outcome });
   }
-  return { job, rows: options.rows, target: options.target ?? "a local Chromium", runs };
+  return { job, rows: options.rows, target: options.pool ? "a browserless pool" : "a local Chromium", runs };
 }
 
 /** One job's runs as Markdown: wall time, speed-up, peak memory, and the memory each extra tab costs. */

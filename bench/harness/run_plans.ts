@@ -35,6 +35,11 @@ export interface RunPlan {
   floorFlags?: readonly string[];
   /** Extra flags of the project's job (e.g. `--concurrency=4`). */
   projectFlags?: readonly string[];
+  /**
+   * What the command lines of the run's browser processes contain, when they are not its own (a browser
+   * pool's folder); by default the run's TMPDIR, where the browser it starts keeps its profile.
+   */
+  browserMarker?: string;
 }
 
 /** A run's folder and the spec of its process. */
@@ -70,7 +75,13 @@ export async function prepareRun(
   return {
     dir,
     outDir,
-    spec: { args, env: { TMPDIR: tmp }, outDir, marker: tmp, ...(onLine ? { onLine } : {}) },
+    spec: {
+      args,
+      env: { TMPDIR: tmp },
+      outDir,
+      marker: plan.browserMarker ?? tmp,
+      ...(onLine ? { onLine } : {}),
+    },
   };
 }
 
