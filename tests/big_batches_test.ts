@@ -57,9 +57,14 @@ Deno.test("--resume after a stop at row 4 of 6 requests only rows 5 and 6; every
   assert.deepEqual(postsOf(sandbox), containers.slice(0, 4));
 
   await Deno.remove(stopFile);
-  const resumed = await runJobProcess("port", portArgs(sandbox, csv, dir.out, "R1", "--resume"), {
-    env: dir.env,
-  });
+  // Under --fail-on-row-errors too: no row failed, so exit 0.
+  const resumed = await runJobProcess(
+    "port",
+    portArgs(sandbox, csv, dir.out, "R1", "--resume", "--fail-on-row-errors"),
+    {
+      env: dir.env,
+    },
+  );
   assert.equal(resumed.code, 0, resumed.stdout + resumed.stderr);
   assert.deepEqual(postsOf(sandbox), containers, "the resumed run requested rows 5 and 6 only");
   for (let i = 1; i <= 4; i++) {
