@@ -29,6 +29,35 @@ function startBrowser(options: Partial<BrowserOptions> = {}): Promise<Browser> {
   });
 }
 
+/** A DevTools client of the test's own (chrome-remote-interface ships no types). */
+type TestClient = Awaited<ReturnType<typeof CDP>>;
+
+/**
+ * Runs `use` with the job's browser attached (`--browser-url`) to a Chromium of the test's own, and with a
+ * DevTools client of the test's own on it, so that the test can act in a page as a person would (with a user
+ * gesture, which Chromium requires before a popup or a cross-site frame's move of the top frame). Closes
+ * all three.
+ */
+async function withOwnChromium(use: (browser: Browser, client: TestClient) => Promise<void>): Promise<void> {
+  const chromium = await ChromiumProcess.launch({
+    executable: CHROMIUM,
+    headless: true,
+    startTimeoutMs: 20_000,
+  });
+  try {
+    const endpoint = await chromium.endpoint;
+    await using browser = await startBrowser({ browserUrl: endpoint });
+    const client = await CDP({ target: endpoint, local: true });
+    try {
+      await use(browser, client);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await chromium.close();
+  }
+}
+
 /** A folder with a secret file in it (outside every folder a job is told about) and a report page. */
 async function hostileFiles(dir: TestFolder, reportBody: (secretUrl: string, secretDir: string) => string) {
   const secretDir = `${dir.path}/secret-${crypto.randomUUID()}`;
@@ -154,48 +183,33 @@ Deno.test("an out-of-process frame of the report is guarded in its own session",
     async () => {
       server.route("/top", () => htmlResponse(`<h1>TOP PAGE</h1><iframe src="${frameUrl}"></iframe>`));
       server.route("/elsewhere", () => htmlResponse("<h1>ELSEWHERE PAGE</h1>"));
-      // A browser of the test's own, attached to, so that the test can act inside the frame with a gesture
-      // (without one Chromium itself stops a cross-site frame from navigating the top frame).
-      const chromium = await ChromiumProcess.launch({
-        executable: CHROMIUM,
-        headless: true,
-        startTimeoutMs: 20_000,
-      });
-      try {
-        const endpoint = await chromium.endpoint;
-        await using browser = await startBrowser({ browserUrl: endpoint });
+      await withOwnChromium(async (browser, client) => {
         assert.equal(await browser.tab.navigate(server.url("/top"), 10_000), true);
-        const client = await CDP({ target: endpoint, local: true });
-        try {
-          let frameTarget: string | undefined;
-          await waitUntil(
-            async () => {
-              const { targetInfos } = await client.send("Target.getTargets");
-              frameTarget = targetInfos.find((info: { type: string }) => info.type === "iframe")?.targetId;
-              return frameTarget !== undefined;
-            },
-            FRAME_REFUSAL_MS,
-            "the out-of-process frame",
-          );
-          const { sessionId } = await client.send("Target.attachToTarget", {
-            targetId: frameTarget,
-            flatten: true,
-          });
-          await client.send("Runtime.evaluate", {
-            expression: `top.location.href = ${JSON.stringify(server.url("/elsewhere"))}; 1`,
-            userGesture: true,
-          }, sessionId);
-        } finally {
-          await client.close();
-        }
+        let frameTarget: string | undefined;
+        await waitUntil(
+          async () => {
+            const { targetInfos } = await client.send("Target.getTargets");
+            frameTarget = targetInfos.find((info: { type: string }) => info.type === "iframe")?.targetId;
+            return frameTarget !== undefined;
+          },
+          FRAME_REFUSAL_MS,
+          "the out-of-process frame",
+        );
+        const { sessionId } = await client.send("Target.attachToTarget", {
+          targetId: frameTarget,
+          flatten: true,
+        });
+        // Without a user gesture Chromium itself stops a cross-site frame from moving the top frame.
+        await client.send("Runtime.evaluate", {
+          expression: `top.location.href = ${JSON.stringify(server.url("/elsewhere"))}; 1`,
+          userGesture: true,
+        }, sessionId);
         const refusals = await refusalsOf(browser.tab, "the frame's move of the top frame", FRAME_REFUSAL_MS);
         assert.equal(refusals.first, server.url("/elsewhere"));
         const text = await printedText(browser.tab, dir, "oopif-top.pdf");
         assert.ok(text.includes("TOP PAGE") && !text.includes("ELSEWHERE PAGE"), text);
         assert.ok(server.requests.every((r) => r.path !== "/elsewhere"), "the other page was requested");
-      } finally {
-        await chromium.close();
-      }
+      });
     },
   );
 });
@@ -309,59 +323,45 @@ Deno.test("browser lockdown: windows the page opens are closed, downloads refuse
       },
     }));
   server.route("/page", () => htmlResponse("<h1>PAGE</h1>"));
-  // Attached to a browser of the test's own, so that the test can act in the job's tab with a user gesture
-  // (window.open without one is stopped by Chromium's popup blocker already).
-  const chromium = await ChromiumProcess.launch({
-    executable: CHROMIUM,
-    headless: true,
-    startTimeoutMs: 20_000,
-  });
-  try {
-    const endpoint = await chromium.endpoint;
-    await using browser = await startBrowser({ browserUrl: endpoint });
+  // The job's browser attached to one of the test's own, so that the test can act in the job's tab with a user
+  // gesture (window.open without one is stopped by Chromium's popup blocker already).
+  await withOwnChromium(async (browser, client) => {
     const tab = browser.tab;
     await tab.navigate(server.url("/page"), 10_000);
-    const client = await CDP({ target: endpoint, local: true });
-    try {
-      const { sessionId } = await client.send("Target.attachToTarget", {
-        targetId: tab.targetId,
-        flatten: true,
-      });
-      const inPage = (expression: string) =>
-        client.send("Runtime.evaluate", { expression, userGesture: true, awaitPromise: true }, sessionId);
-      const pages = async () =>
-        (await client.send("Target.getTargets")).targetInfos.filter((info: { type: string }) =>
-          info.type === "page"
-        ).length;
-      const before = await pages();
+    const { sessionId } = await client.send("Target.attachToTarget", {
+      targetId: tab.targetId,
+      flatten: true,
+    });
+    const inPage = (expression: string) =>
+      client.send("Runtime.evaluate", { expression, userGesture: true, awaitPromise: true }, sessionId);
+    const pages = async () =>
+      (await client.send("Target.getTargets")).targetInfos.filter((info: { type: string }) =>
+        info.type === "page"
+      ).length;
+    const before = await pages();
 
-      await t.step("window.open with a user gesture: the window is closed at once", async () => {
-        await inPage(`window.open(${JSON.stringify(server.url("/page?popup"))}); 1`);
-        const refusals = await refusalsOf(tab, "the popup to be refused");
-        await waitUntil(async () => await pages() === before, 5_000, "the popup to be closed");
-        // Chromium names the window before it has an address.
-        assert.match(refusals.first ?? "", /a new window|about:blank|\/page\?popup/);
-      });
+    await t.step("window.open with a user gesture: the window is closed at once", async () => {
+      await inPage(`window.open(${JSON.stringify(server.url("/page?popup"))}); 1`);
+      const refusals = await refusalsOf(tab, "the popup to be refused");
+      await waitUntil(async () => await pages() === before, 5_000, "the popup to be closed");
+      // Chromium names the window before it has an address.
+      assert.match(refusals.first ?? "", /a new window|about:blank|\/page\?popup/);
+    });
 
-      await t.step("a download is refused and counted", async () => {
-        await inPage(
-          `const a = document.createElement("a"); a.href = "/download"; a.download = "x.bin"; document.body.append(a); a.click(); 1`,
-        );
-        assert.equal((await refusalsOf(tab, "the download to be refused")).first, server.url("/download"));
-      });
+    await t.step("a download is refused and counted", async () => {
+      await inPage(
+        `const a = document.createElement("a"); a.href = "/download"; a.download = "x.bin"; document.body.append(a); a.click(); 1`,
+      );
+      assert.equal((await refusalsOf(tab, "the download to be refused")).first, server.url("/download"));
+    });
 
-      await t.step("permissions are denied without a prompt", async () => {
-        const { result } = await inPage(`Promise.all([
-          navigator.permissions.query({ name: "geolocation" }).then((s) => s.state),
-          Notification.requestPermission(),
-          navigator.permissions.query({ name: "camera" }).then((s) => s.state),
-        ]).then((states) => states.join(","))`);
-        assert.equal(result.value, "denied,denied,denied");
-      });
-    } finally {
-      await client.close();
-    }
-  } finally {
-    await chromium.close();
-  }
+    await t.step("permissions are denied without a prompt", async () => {
+      const { result } = await inPage(`Promise.all([
+        navigator.permissions.query({ name: "geolocation" }).then((s) => s.state),
+        Notification.requestPermission(),
+        navigator.permissions.query({ name: "camera" }).then((s) => s.state),
+      ]).then((states) => states.join(","))`);
+      assert.equal(result.value, "denied,denied,denied");
+    });
+  });
 });
