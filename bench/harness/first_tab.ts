@@ -26,7 +26,7 @@ export async function openFirstTab(): Promise<FirstTab> {
     startTimeoutMs: 20_000,
   });
   try {
-    const cdp = await CdpConnection.connect(await chromium.endpoint, 20_000);
+    const cdp = await CdpConnection.connect(await chromium.endpoint, { timeoutMs: 20_000 });
     const { targetInfos } = await cdp.send("Target.getTargets", {}, CALL_MS);
     const targetId = targetInfos.find((t) => t.type === "page")?.targetId;
     if (targetId === undefined) throw new Error("the browser shows no page");
