@@ -45,7 +45,7 @@ export const portTrackingJob: JobDefinition<PortConfig> = {
     const { rows, error } = await readPortRows(config.inputFile);
     if (error !== undefined) throw new UsageError(error);
     if (rows.length === 0) throw new UsageError("No container numbers found.");
-    return rows.map((row, i) => pdfFileName(i + 1, row.invoiceNo, row.containerNumber));
+    return rows.map((row, i) => pdfFileName(i + 1, row.invoiceNumber, row.containerNumber));
   },
   run: runPortTracking,
 };
@@ -73,17 +73,17 @@ export async function runPortTracking(
 
   const report = new PortReportClient(config.portUrl, config.timings.httpTimeoutMs);
   const printParams = portPrintParams(config.taggedPdf);
-  const pdfName = (row: PortRow, index: number) => pdfFileName(index, row.invoiceNo, row.containerNumber);
+  const pdfName = (row: PortRow, index: number) => pdfFileName(index, row.invoiceNumber, row.containerNumber);
   const outcome = await runRows<PortRow, PortResult>({
     ...batchOptions(config, pdfName),
     rows,
     stopFile: join(config.outputDir, stopFileName(config.jobId)),
     signal,
     logger,
-    describe: (row) => `container ${row.containerNumber}, invoice ${row.invoiceNo}`,
+    describe: (row) => `container ${row.containerNumber}, invoice ${row.invoiceNumber}`,
     record: (row, result) => ({
       container_number: row.containerNumber,
-      invoice_no: row.invoiceNo,
+      invoice_no: row.invoiceNumber,
       ...result,
     }),
     concurrency: config.concurrency,

@@ -32,7 +32,7 @@ export interface PortRow {
   /** The `container_number` cell, trimmed. */
   containerNumber: string;
   /** The `invoice_no` cell, trimmed. */
-  invoiceNo: string;
+  invoiceNumber: string;
 }
 
 /**
@@ -130,7 +130,7 @@ export function parseShipmentCsv(text: string, source: string = DEFAULT_SOURCE):
  * @example
  * ```ts
  * parsePortCsv("container_number,invoice_no\nMSCU1234567,INV1\n");
- * // { rows: [{ containerNumber: "MSCU1234567", invoiceNo: "INV1" }] }
+ * // { rows: [{ containerNumber: "MSCU1234567", invoiceNumber: "INV1" }] }
  * parsePortCsv("Container_Number,invoice_no\n").error;
  * // "CSV file is missing required column(s): container_number; required: container_number,
  * //  invoice_no; found: Container_Number, invoice_no"   (one line)
@@ -152,9 +152,9 @@ export function parsePortCsv(text: string, source: string = DEFAULT_SOURCE): Csv
     };
   }
   return {
-    rows: collectRows(parsed.records, container, invoice, (containerNumber, invoiceNo) => ({
+    rows: collectRows(parsed.records, container, invoice, (containerNumber, invoiceNumber) => ({
       containerNumber,
-      invoiceNo,
+      invoiceNumber,
     })),
   };
 }

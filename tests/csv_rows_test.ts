@@ -93,7 +93,7 @@ Deno.test("parseShipmentCsv (Job A rules)", async (t) => {
 Deno.test("parsePortCsv (Job B rules)", async (t) => {
   await t.step("exact column names, cells trimmed, extra columns ignored", () => {
     assertOk(parsePortCsv("id,invoice_no,container_number\n1, INV1 , MSCU1 \n"), [
-      { containerNumber: "MSCU1", invoiceNo: "INV1" },
+      { containerNumber: "MSCU1", invoiceNumber: "INV1" },
     ]);
   });
 
@@ -124,23 +124,23 @@ Deno.test("parsePortCsv (Job B rules)", async (t) => {
   await t.step("whitespace around header names is ignored (documented leniency)", () => {
     assertOk(parsePortCsv("container_number, invoice_no\nC1,I1\n"), [{
       containerNumber: "C1",
-      invoiceNo: "I1",
+      invoiceNumber: "I1",
     }]);
     assertOk(parsePortCsv(" container_number\t,\tinvoice_no \nC1,I1\n"), [{
       containerNumber: "C1",
-      invoiceNo: "I1",
+      invoiceNumber: "I1",
     }]);
   });
 
   await t.step("duplicate header names: first column wins", () => {
     assertOk(parsePortCsv("container_number,invoice_no,container_number,invoice_no\nC1,I1,C2,I2\n"), [
-      { containerNumber: "C1", invoiceNo: "I1" },
+      { containerNumber: "C1", invoiceNumber: "I1" },
     ]);
   });
 
   await t.step("rows kept only when both values are non-empty", () => {
     assertOk(parsePortCsv("container_number,invoice_no\nC1,\n,I2\n \t, \nC4,I4\n"), [
-      { containerNumber: "C4", invoiceNo: "I4" },
+      { containerNumber: "C4", invoiceNumber: "I4" },
     ]);
   });
 
@@ -162,22 +162,22 @@ Deno.test("CSV syntax handled by both parsers", async (t) => {
     }]);
     assertOk(parsePortCsv("\ufeffcontainer_number,invoice_no\nC,I\n"), [{
       containerNumber: "C",
-      invoiceNo: "I",
+      invoiceNumber: "I",
     }]);
   });
 
   await t.step("CRLF, LF and a missing final line end", () => {
     assertOk(parsePortCsv("container_number,invoice_no\r\nC1,I1\r\nC2,I2"), [
-      { containerNumber: "C1", invoiceNo: "I1" },
-      { containerNumber: "C2", invoiceNo: "I2" },
+      { containerNumber: "C1", invoiceNumber: "I1" },
+      { containerNumber: "C2", invoiceNumber: "I2" },
     ]);
   });
 
   await t.step("quoted fields with commas, doubled quotes and line breaks", () => {
     const text = 'container_number,invoice_no\r\n"C,1","INV ""A"""\n"C2","line1\r\nline2"\n';
     assertOk(parsePortCsv(text), [
-      { containerNumber: "C,1", invoiceNo: 'INV "A"' },
-      { containerNumber: "C2", invoiceNo: "line1\r\nline2" },
+      { containerNumber: "C,1", invoiceNumber: 'INV "A"' },
+      { containerNumber: "C2", invoiceNumber: "line1\r\nline2" },
     ]);
   });
 
@@ -187,22 +187,22 @@ Deno.test("CSV syntax handled by both parsers", async (t) => {
 
   await t.step("a stray quote inside an unquoted field is kept as text", () => {
     assertOk(parsePortCsv('container_number,invoice_no\nC"1,5" pipe\n'), [
-      { containerNumber: 'C"1', invoiceNo: '5" pipe' },
+      { containerNumber: 'C"1', invoiceNumber: '5" pipe' },
     ]);
   });
 
   await t.step("ragged rows: short rows have empty cells, long rows are fine", () => {
     const text = "container_number,x,invoice_no\nC1\nC2,x\nC3,x,I3,extra,more\nC4,x,I4\n";
     assertOk(parsePortCsv(text), [
-      { containerNumber: "C3", invoiceNo: "I3" },
-      { containerNumber: "C4", invoiceNo: "I4" },
+      { containerNumber: "C3", invoiceNumber: "I3" },
+      { containerNumber: "C4", invoiceNumber: "I4" },
     ]);
   });
 
   await t.step("blank lines are skipped, also before the header", () => {
     assertOk(parsePortCsv("\n\ncontainer_number,invoice_no\n\nC1,I1\n\r\n\nC2,I2\n\n"), [
-      { containerNumber: "C1", invoiceNo: "I1" },
-      { containerNumber: "C2", invoiceNo: "I2" },
+      { containerNumber: "C1", invoiceNumber: "I1" },
+      { containerNumber: "C2", invoiceNumber: "I2" },
     ]);
   });
 
@@ -219,7 +219,7 @@ Deno.test("CSV syntax handled by both parsers", async (t) => {
 
   await t.step("non-ASCII values pass through unchanged", () => {
     assertOk(parsePortCsv("container_number,invoice_no\nКОНТ-1,請求書😀\n"), [
-      { containerNumber: "КОНТ-1", invoiceNo: "請求書😀" },
+      { containerNumber: "КОНТ-1", invoiceNumber: "請求書😀" },
     ]);
   });
 
@@ -254,12 +254,12 @@ Deno.test("readShipmentRows / readPortRows (files)", async (t) => {
       const a = await write("a.csv", "FCR Number,INVOICE_NO\nF1,I1\n");
       assertOk(await readShipmentRows(a), [{ fcrNumber: "F1", invoiceNumber: "I1" }]);
       const b = await write("b.csv", "container_number,invoice_no\nC1,I1\n");
-      assertOk(await readPortRows(b), [{ containerNumber: "C1", invoiceNo: "I1" }]);
+      assertOk(await readPortRows(b), [{ containerNumber: "C1", invoiceNumber: "I1" }]);
     });
 
     await t.step("extension is case-insensitive", async () => {
       const path = await write("UPPER.CSV", "container_number,invoice_no\nC1,I1\n");
-      assertOk(await readPortRows(path), [{ containerNumber: "C1", invoiceNo: "I1" }]);
+      assertOk(await readPortRows(path), [{ containerNumber: "C1", invoiceNumber: "I1" }]);
       const mixed = await write("mixed.Csv", "FCR Number,INVOICE_NO\nF,I\n");
       assertOk(await readShipmentRows(mixed), [{ fcrNumber: "F", invoiceNumber: "I" }]);
     });
@@ -373,7 +373,7 @@ Deno.test("readShipmentRows / readPortRows (files)", async (t) => {
       );
       // A sanity read of the same file from the child first would be circular; instead the
       // parent proves the file is readable, so the child's failure can only be the denial.
-      assertOk(await readPortRows(path), [{ containerNumber: "C", invoiceNo: "I" }]);
+      assertOk(await readPortRows(path), [{ containerNumber: "C", invoiceNumber: "I" }]);
       const output = await new Deno.Command(Deno.execPath(), {
         args: [
           "run",
