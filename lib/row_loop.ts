@@ -87,21 +87,41 @@ export async function runRows<Row, Result>(
   let done = 0;
 
   /** Takes the next row in file order until none is left or the run stops. */
-  const worker = async (): Promise<void> => {
-    while (!outcome.stopped && next < rows.length) {
+  /** A row to start, in file order: its index and whether its PDF is already there; undefined: none to start. */
+  interface Start {
+    index: number;
+    present: string | undefined;
+  }
+  /**
+   * Rows start one after another, each after the previous one's stop check and resume check: with rows at
+   * once those checks wait for the file system, and a later row must not overtake an earlier one there.
+   */
+  let starting: Promise<unknown> = Promise.resolve();
+  const nextRow = (): Promise<Start | undefined> => {
+    const start = starting.then(async (): Promise<Start | undefined> => {
+      if (outcome.stopped || next >= rows.length) return undefined;
       const index = ++next;
-      const row = rows[index - 1]!;
       if (await stopRequested()) {
-        if (outcome.stopped) return;
+        if (outcome.stopped) return undefined;
         outcome.stopped = true;
         logger.warn("Stop requested before row {index} of {total}; stopping.", { index, total: rows.length });
         if (inProgress > 0) options.requestStop?.(new StopRequestedError("stopped by the stop file"));
-        return;
+        return undefined;
       }
       inProgress++;
+      return { index, present: await options.alreadyPresent?.(rows[index - 1]!, index) };
+    });
+    starting = start.catch(() => {});
+    return start;
+  };
+
+  /** Takes the next row in file order until none is left or the run stops. */
+  const worker = async (): Promise<void> => {
+    for (let start = await nextRow(); start !== undefined; start = await nextRow()) {
+      const { index, present } = start;
+      const row = rows[index - 1]!;
       const rowLogger = logger.with({ row: index });
       const name = `Row ${index}/${rows.length} (${options.describe(row)})`;
-      const present = await options.alreadyPresent?.(row, index);
       let ended: RowOutcome | "stopped";
       if (present !== undefined) {
         rowLogger.info(`${name}: already present as ${present}; not captured again`);

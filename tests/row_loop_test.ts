@@ -378,13 +378,17 @@ Deno.test("runRows", async (t) => {
     await t.step("concurrency 3: the stop file while rows run stops them through requestStop", async () => {
       await fresh();
       const controller = new AbortController();
+      const thirdStarted = Promise.withResolvers<void>();
       const outcome = await runRows(options(rows("a", "b", "c", "d", "e"), {
         concurrency: 3,
         signal: controller.signal,
         requestStop: (reason) => controller.abort(reason),
         process: async (row, index) => {
           events.push(`process ${index}`);
+          if (index === 3) thirdStarted.resolve();
           if (index === 1) {
+            // Row 1 ends once rows 2 and 3 run: the stop file then appears with two rows in progress.
+            await thirdStarted.promise;
             await Deno.writeTextFile(stopFile, "");
             return `${row.name}.pdf`;
           }
