@@ -13,14 +13,9 @@ import type { JobLogger } from "./job_log.ts";
 import { localTimestamp } from "./local_timestamp.ts";
 import { terminalProgress } from "./progress.ts";
 import { type RetryPolicy, type RowOutcome, tryRow } from "./row_tries.ts";
+import { STOP_FILE_POLL_MS } from "./timings.ts";
 
 export type { RetryPolicy, RowOutcome };
-
-/**
- * How often the stop file is looked for while rows run at once: with every worker busy on a slow row, the
- * check before the next row could come minutes later. Twice a second costs one `lstat` each time.
- */
-export const STOP_FILE_POLL_MS = 500;
 
 /** What the loop needs from a job. */
 export interface RowLoopOptions<Row, Result> {
@@ -86,7 +81,6 @@ export async function runRows<Row, Result>(
   let inProgress = 0;
   let done = 0;
 
-  /** Takes the next row in file order until none is left or the run stops. */
   /** A row to start, in file order: its index and whether its PDF is already there; undefined: none to start. */
   interface Start {
     index: number;
@@ -97,15 +91,23 @@ export async function runRows<Row, Result>(
    * once those checks wait for the file system, and a later row must not overtake an earlier one there.
    */
   let starting: Promise<unknown> = Promise.resolve();
+  /** The stop file is there: no row starts any more, and those in progress are stopped. */
+  const stopForFile = (line: string, properties: Record<string, unknown>): void => {
+    outcome.stopped = true;
+    logger.warn(line, properties);
+    if (inProgress > 0) options.requestStop?.(new StopRequestedError("stopped by the stop file"));
+  };
   const nextRow = (): Promise<Start | undefined> => {
     const start = starting.then(async (): Promise<Start | undefined> => {
       if (outcome.stopped || next >= rows.length) return undefined;
       const index = ++next;
       if (await stopRequested()) {
-        if (outcome.stopped) return undefined;
-        outcome.stopped = true;
-        logger.warn("Stop requested before row {index} of {total}; stopping.", { index, total: rows.length });
-        if (inProgress > 0) options.requestStop?.(new StopRequestedError("stopped by the stop file"));
+        if (!outcome.stopped) {
+          stopForFile("Stop requested before row {index} of {total}; stopping.", {
+            index,
+            total: rows.length,
+          });
+        }
         return undefined;
       }
       inProgress++;
@@ -155,13 +157,12 @@ export async function runRows<Row, Result>(
   };
 
   const workers = Math.max(1, Math.min(options.concurrency ?? 1, rows.length));
-  // One row at a time is the spec's: the stop file is checked before each row, nothing more.
+  // One row at a time is the spec's: the stop file is checked before each row, nothing more. With every
+  // worker busy on a slow row, that check could come minutes later: rows at once also poll for it.
   const poll = workers > 1 ? setInterval(() => void watchStopFile(), STOP_FILE_POLL_MS) : undefined;
   const watchStopFile = async () => {
     if (outcome.stopped || inProgress === 0 || options.signal.aborted || !await stopRequested()) return;
-    outcome.stopped = true;
-    logger.warn("Stop requested with {count} row(s) in progress; stopping them.", { count: inProgress });
-    options.requestStop?.(new StopRequestedError("stopped by the stop file"));
+    stopForFile("Stop requested with {count} row(s) in progress; stopping them.", { count: inProgress });
   };
   try {
     await Promise.all(Array.from({ length: workers }, worker));

@@ -101,7 +101,10 @@ export const POOL_QUEUE_TIMEOUT_MS = POOL_SESSION_TIMEOUT_MS;
  */
 export const POOL_QUEUE_NOTICE_MS = 5_000;
 
-/** How often the stop file is looked for while a browser pool keeps the job waiting in its queue. */
+/**
+ * How often the stop file is looked for while the job waits: in a browser pool's queue, or with rows at once
+ * (`--concurrency`), every one busy. Twice a second costs one `lstat` each time.
+ */
 export const STOP_FILE_POLL_MS = 500;
 
 /**

@@ -411,21 +411,31 @@ Deno.test("hostile pages in both jobs, spec pauses off and on: no local file in 
   await using bed = await HostileBed.create();
   const port = rowsOf("port", Object.fromEntries(PORT_VECTORS.map((v) => [v, PORT_REFUSALS[v]])));
   const shipment = rowsOf("shipment", SHIPMENT_REFUSALS);
+  // With rows at once (--concurrency 3) too: every tab is guarded, and the lockdown knows every job tab.
   const runs = [
-    { job: "port", rows: port, scale: "0" },
-    { job: "port", rows: port, scale: "1" },
-    { job: "shipment", rows: shipment, scale: "0" },
-    { job: "shipment", rows: shipment, scale: "1" },
+    { job: "port", rows: port, scale: "0", tabs: "1" },
+    { job: "port", rows: port, scale: "1", tabs: "1" },
+    { job: "shipment", rows: shipment, scale: "0", tabs: "1" },
+    { job: "shipment", rows: shipment, scale: "1", tabs: "1" },
+    { job: "port", rows: port, scale: "0", tabs: "3" },
+    { job: "shipment", rows: shipment, scale: "0", tabs: "3" },
   ] as const;
   const results = await Promise.all(
     runs.map((r) =>
-      bed.run({ job: r.job, values: r.rows.map((row) => row.value), args: [`--pause-scale=${r.scale}`] })
+      bed.run({
+        job: r.job,
+        values: r.rows.map((row) => row.value),
+        args: [`--pause-scale=${r.scale}`, `--concurrency=${r.tabs}`],
+      })
     ),
   );
   for (const [i, r] of runs.entries()) {
-    await t.step(`${r.job === "port" ? "Job B" : "Job A"}, --pause-scale=${r.scale}`, () => {
-      bed.assertContained(results[i]!, r.job, r.rows, r.scale === "1");
-    });
+    await t.step(
+      `${r.job === "port" ? "Job B" : "Job A"}, --pause-scale=${r.scale}, --concurrency=${r.tabs}`,
+      () => {
+        bed.assertContained(results[i]!, r.job, r.rows, r.scale === "1");
+      },
+    );
   }
   await t.step("Job B's permission requests: denied or left at prompt, never granted", () => {
     for (const [i, result] of results.slice(0, 2).entries()) {

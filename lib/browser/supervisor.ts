@@ -43,8 +43,6 @@ export class BrowserSupervisor implements AsyncDisposable {
   readonly #options: SupervisorOptions;
   #current: Generation | undefined;
   #starting: Promise<Generation> | undefined;
-  /** Rows waiting for a tab, woken when one is given back or the browser is replaced. */
-  readonly #waiting = new Set<() => void>();
   #starts = 0;
 
   /** Stores the options; no browser starts before the first {@linkcode start} or {@linkcode withTab}. */
@@ -68,8 +66,8 @@ export class BrowserSupervisor implements AsyncDisposable {
   }
 
   /**
-   * Runs `work` in a tab of a working browser that no other row uses meanwhile, waiting for one when all are
-   * in use; then tells `use` what the tab refused. When `work` fails because the browser can no longer be
+   * Runs `work` in a tab of a working browser that no other row uses meanwhile (a browser has a tab for each
+   * row in progress, `BrowserOptions.tabs`); then tells `use` what the tab refused. When `work` fails because the browser can no longer be
    * trusted (gone, or a call past its deadline), that browser is replaced before the error is rethrown, once
    * for all the rows that were using it.
    */
@@ -86,7 +84,6 @@ export class BrowserSupervisor implements AsyncDisposable {
       if (count > 0 && first !== undefined) use.onRefused({ count, first });
       generation.uses.delete(index);
       if (this.#current === generation) generation.free.push(index);
-      this.#wake();
     }
   }
 
@@ -107,10 +104,13 @@ export class BrowserSupervisor implements AsyncDisposable {
   }
 
   async #working(): Promise<Generation> {
-    const gone = this.#current?.browser.goneReason;
-    if (this.#current !== undefined && gone !== undefined) {
+    const current = this.#current;
+    const gone = current?.browser.goneReason;
+    if (current !== undefined && gone !== undefined) {
+      // Taken out before the await: rows asking meanwhile start the next browser, and this is told once.
+      this.#current = undefined;
       this.#options.onGone?.(gone);
-      await this.#retire(this.#current);
+      await this.#retire(current);
     }
     if (this.#current !== undefined) return this.#current;
     this.#starting ??= this.#startBrowser().finally(() => this.#starting = undefined);
@@ -135,29 +135,20 @@ export class BrowserSupervisor implements AsyncDisposable {
     return generation;
   }
 
-  /** A free tab of a working browser for `use`, waiting until one is given back when all are lent. */
+  /** A free tab of a working browser for `use`. */
   async #lend(use: TabUse): Promise<{ generation: Generation; index: number }> {
-    for (;;) {
-      const generation = await this.#working();
-      const index = generation.free.pop();
-      if (index !== undefined) {
-        generation.uses.set(index, use);
-        return { generation, index };
-      }
-      await new Promise<void>((resolve) => this.#waiting.add(resolve));
+    const generation = await this.#working();
+    const index = generation.free.pop();
+    if (index === undefined) {
+      throw new Error(`more rows at once than the browser has tabs (${generation.browser.tabs.length})`);
     }
+    generation.uses.set(index, use);
+    return { generation, index };
   }
 
-  /** Closes `generation`'s browser if it is still the current one; rows waiting for a tab try again. */
+  /** Closes `generation`'s browser; the next row gets a fresh one if it was the current one. */
   async #retire(generation: Generation): Promise<void> {
     if (this.#current === generation) this.#current = undefined;
     await generation.browser.close();
-    this.#wake();
-  }
-
-  #wake(): void {
-    const waiting = [...this.#waiting];
-    this.#waiting.clear();
-    for (const resolve of waiting) resolve();
   }
 }
