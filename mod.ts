@@ -32,8 +32,8 @@ export {
   type JobIo,
   runJob,
   VERSION,
-} from "./lib/job_runner.ts";
-export type { JobLog, JobLogger } from "./lib/job_log.ts";
+} from "./lib/run/job_runner.ts";
+export type { JobLog, JobLogger } from "./lib/run/job_log.ts";
 
 // Configuration.
 export {
@@ -45,7 +45,7 @@ export {
   parseShipmentCommand,
   type PortConfig,
   type ShipmentConfig,
-} from "./lib/job_config.ts";
+} from "./lib/config/job_config.ts";
 export type { Timings } from "./lib/timings.ts";
 
 // Errors.
@@ -82,7 +82,7 @@ export {
   readPortRows,
   readShipmentRows,
   type ShipmentRow,
-} from "./lib/csv_rows.ts";
+} from "./lib/csv/csv_rows.ts";
 export {
   pdfFileName,
   portLogFileName,
@@ -90,7 +90,7 @@ export {
   shipmentLogFileName,
   stopFileName,
 } from "./lib/file_names.ts";
-export type { PortResult, RowStatus, ShipmentResult } from "./lib/row_result.ts";
+export type { PortResult, RowStatus, ShipmentResult } from "./lib/run/row_result.ts";
 export { buildResultsCsv } from "./lib/port/results_csv.ts";
 
 // The job server.

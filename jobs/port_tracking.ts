@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
 import { withBaseHref } from "../lib/port/base_href.ts";
 import { completePortJob } from "../lib/job_server/completion.ts";
-import { type PortRow, readPortRows } from "../lib/csv_rows.ts";
+import { type PortRow, readPortRows } from "../lib/csv/csv_rows.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
 import { jobBrowsers, rowTabUse, startRunBrowser } from "../lib/browser/from_config.ts";
-import { parsePortCommand, type PortConfig } from "../lib/job_config.ts";
-import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
+import { parsePortCommand, type PortConfig } from "../lib/config/job_config.ts";
+import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { jobServerClientFor, PORT_SERVICE } from "../lib/job_server/services.ts";
 import {
   pdfFileName,
@@ -29,9 +29,9 @@ import { PortReportClient } from "../lib/port/report_client.ts";
 import { portPrintParams } from "../lib/browser/print_options.ts";
 import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
 import { buildResultsCsv } from "../lib/port/results_csv.ts";
-import type { PortResult } from "../lib/row_result.ts";
-import { runRows } from "../lib/row_loop.ts";
-import { batchOptions, finishedExitCode } from "../lib/batch_options.ts";
+import type { PortResult } from "../lib/run/row_result.ts";
+import { runRows } from "../lib/run/row_loop.ts";
+import { batchOptions, finishedExitCode } from "../lib/run/batch_options.ts";
 import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
 
 /** The shortest report body that can be a real report page (spec "Limits"). */

@@ -7,22 +7,22 @@
  */
 import { join } from "node:path";
 import { completeShipmentJob } from "../lib/job_server/completion.ts";
-import { readShipmentRows, type ShipmentRow } from "../lib/csv_rows.ts";
+import { readShipmentRows, type ShipmentRow } from "../lib/csv/csv_rows.ts";
 import { detailUrl, resolveDetailId } from "../lib/shipment/detail_record.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
 import { jobBrowsers, rowTabUse, startRunBrowser } from "../lib/browser/from_config.ts";
 import { pdfFileName, shipmentLogFileName, stopFileName } from "../lib/file_names.ts";
-import { parseShipmentCommand, type ShipmentConfig } from "../lib/job_config.ts";
-import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/job_runner.ts";
+import { parseShipmentCommand, type ShipmentConfig } from "../lib/config/job_config.ts";
+import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
 import { waitForFonts } from "../lib/browser/fonts_ready.ts";
 import { acceptCookieConsent } from "../lib/shipment/consent.ts";
 import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
 import { shipmentPrintParams } from "../lib/browser/print_options.ts";
-import type { ShipmentResult } from "../lib/row_result.ts";
-import { runRows } from "../lib/row_loop.ts";
-import { batchOptions, finishedExitCode } from "../lib/batch_options.ts";
+import type { ShipmentResult } from "../lib/run/row_result.ts";
+import { runRows } from "../lib/run/row_loop.ts";
+import { batchOptions, finishedExitCode } from "../lib/run/batch_options.ts";
 import type { Tab } from "../lib/browser/tab.ts";
 import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
 

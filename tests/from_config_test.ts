@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { getLogger } from "@logtape/logtape";
 import { jobBrowsers } from "../lib/browser/from_config.ts";
-import { parsePortCommand } from "../lib/job_config.ts";
+import { parsePortCommand } from "../lib/config/job_config.ts";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 

@@ -528,7 +528,7 @@ Deno.test("URL policy: --allow-url and --deny-url (and their variables) refuse b
       job: "port",
       values: [plain, foreign],
       args: [fast],
-      // One expression a line (lib/job_config.ts): the portal, and one that matches nothing here.
+      // One expression a line (lib/config/job_config.ts): the portal, and one that matches nothing here.
       env: { CAPTURE_ALLOW_URL: `${onlyPortal}\n^https://unrelated\\.example/\n` },
     }),
   ]);

@@ -7,7 +7,7 @@ import {
   parseShipmentCommand,
   type PortConfig,
   type ShipmentConfig,
-} from "../lib/job_config.ts";
+} from "../lib/config/job_config.ts";
 import { UsageError } from "../lib/errors.ts";
 import { MAX_LIMIT_MS, MAX_PAUSE_SCALE, MAX_TIMEOUT_S } from "../lib/timings.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { getConfig, getLogger, type LogRecord } from "@logtape/logtape";
-import { formatLogLine, LOG_CATEGORY, startJobLog } from "../lib/job_log.ts";
+import { formatLogLine, LOG_CATEGORY, startJobLog } from "../lib/run/job_log.ts";
 import { localTimestamp } from "../lib/local_timestamp.ts";
 
 const LINE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3} (INFO|WARNING|ERROR|FATAL) .*\n$/;

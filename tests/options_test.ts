@@ -2,7 +2,7 @@
 // configuration table, the task names, and the parser's reading of every flag and variable.
 import assert from "node:assert/strict";
 import denoConfig from "../deno.json" with { type: "json" };
-import { type EnvReader, parsePortCommand, parseShipmentCommand } from "../lib/job_config.ts";
+import { type EnvReader, parsePortCommand, parseShipmentCommand } from "../lib/config/job_config.ts";
 import {
   JOB_COMMANDS,
   type JobKind,
@@ -11,8 +11,8 @@ import {
   optionsOf,
   type OptionSpec,
   PROCESS_VARIABLES,
-} from "../lib/options.ts";
-import { helpText, usageLine, versionLine } from "../lib/usage.ts";
+} from "../lib/config/options.ts";
+import { helpText, usageLine, versionLine } from "../lib/config/usage.ts";
 
 const ROWS = Object.entries(OPTIONS) as [OptionName, OptionSpec][];
 const JOB_A_SITE = {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { formatDuration, terminalProgress } from "../lib/progress.ts";
-import { StatusLine } from "../lib/status_line.ts";
+import { formatDuration, terminalProgress } from "../lib/run/progress.ts";
+import { StatusLine } from "../lib/run/status_line.ts";
 import { screenLines } from "./helpers/terminal_screen.ts";
 
 Deno.test("progress", async (t) => {

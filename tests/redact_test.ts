@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { redactSecrets } from "../lib/redact.ts";
 import { UsageError } from "../lib/errors.ts";
-import { wsUrl } from "../lib/option_parsers.ts";
+import { wsUrl } from "../lib/config/option_parsers.ts";
 
 Deno.test("redactSecrets", async (t) => {
   await t.step("a pool's token, wherever it stands in the query, and nothing else", () => {

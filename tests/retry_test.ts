@@ -14,7 +14,7 @@ import {
   RETRY_MAX_BACKOFF_MS,
   retryAfterMs,
   retryDelayMs,
-} from "../lib/retry.ts";
+} from "../lib/run/retry.ts";
 
 Deno.test("mayPass: timeouts, lost connections, 5xx, 429 and a gone browser may pass; the rest will not", () => {
   const cases: [unknown, boolean][] = [

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
-import { type RetryPolicy, type RowLoopOptions, type RowOutcome, runRows } from "../lib/row_loop.ts";
+import { type RetryPolicy, type RowLoopOptions, type RowOutcome, runRows } from "../lib/run/row_loop.ts";
 import { StopRequestedError } from "../lib/errors.ts";
 import { sleep } from "../lib/timings.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MAX_PAUSE_SCALE, MAX_TIMEOUT_S } from "../lib/timings.ts";
-import { helpText, usageLine } from "../lib/usage.ts";
+import { helpText, usageLine } from "../lib/config/usage.ts";
 
 interface Option {
   flag: string;

@@ -12,8 +12,8 @@
 import { parseArgs } from "node:util";
 import { startSandbox } from "../../fixtures/sandbox.ts";
 import { runPortTracking } from "../../jobs/port_tracking.ts";
-import { parsePortCommand } from "../../lib/job_config.ts";
-import { startJobLog } from "../../lib/job_log.ts";
+import { parsePortCommand } from "../../lib/config/job_config.ts";
+import { startJobLog } from "../../lib/run/job_log.ts";
 import { benchCsv, benchRows } from "../harness/inputs.ts";
 import { table } from "../harness/markdown.ts";
 import { fullGc } from "../../tests/helpers/heap.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { JobLogger } from "../job_log.ts";
+import type { JobLogger } from "../run/job_log.ts";
 import type { JobData } from "./job_data.ts";
 import { describeError, type PostLimits, postToJobServer } from "./request.ts";
 

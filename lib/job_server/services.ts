@@ -4,7 +4,7 @@
  * @module
  */
 import type { Logger } from "@logtape/logtape";
-import type { CommonConfig } from "../job_config.ts";
+import type { CommonConfig } from "../config/job_config.ts";
 import { JobServerClient } from "./client.ts";
 import { jobDataFor } from "./job_data.ts";
 

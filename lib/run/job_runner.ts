@@ -4,11 +4,11 @@
  *
  * @module
  */
-import denoConfig from "../deno.json" with { type: "json" };
-import { errorText, StopRequestedError, UsageError } from "./errors.ts";
-import type { Command, CommonConfig, EnvReader, JobKind } from "./job_config.ts";
+import denoConfig from "../../deno.json" with { type: "json" };
+import { errorText, StopRequestedError, UsageError } from "../errors.ts";
+import type { Command, CommonConfig, EnvReader, JobKind } from "../config/job_config.ts";
 import { type JobLog, startJobLog } from "./job_log.ts";
-import { helpText, usageLine, versionLine } from "./usage.ts";
+import { helpText, usageLine, versionLine } from "../config/usage.ts";
 
 /** Exit code of a run stopped by the stop file or a signal. */
 export const EXIT_STOPPED = 130;

@@ -11,7 +11,7 @@ import {
   ConnectionError,
   HttpStatusError,
   NavigationError,
-} from "./errors.ts";
+} from "../errors.ts";
 
 /** The most `--retries` allows: eleven tries of a row are already more than any hiccup needs. */
 export const MAX_RETRIES = 10;

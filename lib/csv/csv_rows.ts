@@ -12,7 +12,7 @@
  * name occurs twice, the first column wins.
  *
  * This module holds the row types and the header rules of each job; reading the file, decoding it and
- * the CSV syntax are `lib/csv_records.ts`'s.
+ * the CSV syntax are `lib/csv/csv_records.ts`'s.
  *
  * @module
  */

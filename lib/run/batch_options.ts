@@ -6,8 +6,8 @@
  * @module
  */
 import { join } from "node:path";
-import { isCompletePdf } from "./browser/pdf_output.ts";
-import type { CommonConfig } from "./job_config.ts";
+import { isCompletePdf } from "../browser/pdf_output.ts";
+import type { CommonConfig } from "../config/job_config.ts";
 import { EXIT_ROW_ERRORS } from "./job_runner.ts";
 import { mayPass, retryDelayMs } from "./retry.ts";
 import type { RetryPolicy, RowLoopResult } from "./row_loop.ts";

@@ -6,9 +6,9 @@
  * @module
  */
 import { parse as parseSelector } from "css-what";
-import { errorText, UsageError } from "./errors.ts";
-import { redactSecrets } from "./redact.ts";
-import { MAX_TIMEOUT_S } from "./timings.ts";
+import { errorText, UsageError } from "../errors.ts";
+import { redactSecrets } from "../redact.ts";
+import { MAX_TIMEOUT_S } from "../timings.ts";
 
 /** Checks an http(s) URL; returns it trimmed. @throws {UsageError} */
 export function httpUrl(name: string, value: string): string {

@@ -4,7 +4,7 @@
  * @module
  */
 import { JOB_COMMANDS, type JobKind, optionsOf, type OptionSpec } from "./options.ts";
-import { MAX_PAUSE_SCALE, MAX_TIMEOUT_S } from "./timings.ts";
+import { MAX_PAUSE_SCALE, MAX_TIMEOUT_S } from "../timings.ts";
 
 const COMMANDS: Record<JobKind, string> = {
   shipment:

@@ -7,7 +7,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { resolve } from "node:path";
-import { UsageError } from "./errors.ts";
+import { UsageError } from "../errors.ts";
 import {
   DEFAULT_PORT_URL,
   type JobKind,
@@ -17,7 +17,7 @@ import {
   type OptionSpec,
 } from "./options.ts";
 import { httpUrl, number } from "./option_parsers.ts";
-import type { Timings } from "./timings.ts";
+import type { Timings } from "../timings.ts";
 
 export { DEFAULT_PORT_URL, type JobKind };
 

@@ -7,8 +7,8 @@
  * @module
  */
 import { count, cssSelector, httpUrl, number, secondsToMs, urlPattern, wsUrl } from "./option_parsers.ts";
-import { MAX_RETRIES } from "./retry.ts";
-import { DEFAULT_LIMITS_S, MAX_PAUSE_SCALE } from "./timings.ts";
+import { MAX_RETRIES } from "../run/retry.ts";
+import { DEFAULT_LIMITS_S, MAX_PAUSE_SCALE } from "../timings.ts";
 import type { JobKind, OptionSpec } from "./option_spec.ts";
 
 export type { BooleanOption, JobKind, OptionSpec, RepeatableOption, StringOption } from "./option_spec.ts";
