@@ -57,6 +57,7 @@ export {
   NavigationError,
   PageScriptError,
   StopRequestedError,
+  TabGoneError,
   UsageError,
 } from "./lib/errors.ts";
 

@@ -26,8 +26,18 @@ export class BrowserGoneError extends Error {
 }
 
 /**
+ * One tab died while a row used it (its renderer crashed, or the tab was closed), the browser and its other
+ * tabs still working. The row fails; the tab is replaced before another row gets it.
+ */
+export class TabGoneError extends BrowserGoneError {
+  /** Always "TabGoneError". */
+  override name = "TabGoneError";
+}
+
+/**
  * A DevTools call or an awaited browser event passed its deadline. Chromium has no timeouts of its own,
- * so every call gets one; after this the tab is no longer trusted and is replaced before the next row.
+ * so every call gets one; after this the tab is checked, and replaced unless its page answers, before the
+ * next row.
  */
 export class CdpTimeoutError extends Error {
   /** Always "CdpTimeoutError". */
@@ -76,11 +86,6 @@ export class ConnectionError extends Error {
 export class StopRequestedError extends Error {
   /** Always "StopRequestedError". */
   override name = "StopRequestedError";
-}
-
-/** True when the error means the browser or its tab can no longer be trusted and must be replaced. */
-export function isBrowserFault(error: unknown): boolean {
-  return error instanceof BrowserGoneError || error instanceof CdpTimeoutError;
 }
 
 /**

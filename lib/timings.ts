@@ -137,3 +137,10 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * took 21–83 s here), so this is not the element wait.
  */
 export const PRINT_TIMEOUT_MS = 120_000;
+
+/**
+ * How long a tab's page has to answer a trivial script after its row failed before the tab is replaced. A
+ * healthy page answers in a millisecond; a crashed one never does (its crash notice ends the wait sooner), and
+ * a page still busy in a loop after this long would hold the next row too.
+ */
+export const TAB_HEALTH_MS = 3_000;

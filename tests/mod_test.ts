@@ -95,6 +95,7 @@ const ERRORS = [
   "NavigationError",
   "PageScriptError",
   "StopRequestedError",
+  "TabGoneError",
   "UsageError",
 ] as const;
 

@@ -48,14 +48,50 @@ const CLOSE_GRACE_MS = 3_000;
 export class Browser implements AsyncDisposable {
   readonly #process: ChromiumProcess | undefined;
   readonly #connection: CdpConnection;
-  /** The tabs the job works in, opened with the browser and reused for every row. */
-  readonly tabs: readonly Tab[];
+  readonly #tabs: Tab[];
+  readonly #openTab: (index: number) => Promise<Tab>;
+  /** A tab being opened in place of one that died: the lockdown waits for it before closing a new page. */
+  #replacing: Promise<unknown> = Promise.resolve();
   #closed: Promise<void> | undefined;
 
-  private constructor(process: ChromiumProcess | undefined, connection: CdpConnection, tabs: Tab[]) {
+  private constructor(
+    process: ChromiumProcess | undefined,
+    connection: CdpConnection,
+    tabs: Tab[],
+    openTab: (index: number) => Promise<Tab>,
+  ) {
     this.#process = process;
     this.#connection = connection;
-    this.tabs = tabs;
+    this.#tabs = tabs;
+    this.#openTab = openTab;
+  }
+
+  /** The tabs the job works in, opened with the browser and reused for every row. */
+  get tabs(): readonly Tab[] {
+    return this.#tabs;
+  }
+
+  /** The job's tab with this target id, if any. */
+  tabOf(targetId: string): Tab | undefined {
+    return this.#tabs.find((tab) => tab.targetId === targetId);
+  }
+
+  /** Settles once no tab is being opened (a page that appears meanwhile may be the job's new tab). */
+  settled(): Promise<unknown> {
+    return this.#replacing;
+  }
+
+  /**
+   * Closes tab `index` (its renderer crashed, or its page stopped answering) and opens a fresh one in its
+   * place, guarded like the first; the browser's other tabs are not touched.
+   *
+   * @throws whatever opening the new tab throws: then the browser itself is not to be trusted.
+   */
+  async replaceTab(index: number): Promise<void> {
+    const old = this.#tabs[index]!;
+    const opened = old.close().then(() => this.#openTab(index));
+    this.#replacing = opened.catch(() => {});
+    this.#tabs[index] = await opened;
   }
 
   /** The job's first tab (its only one without `--concurrency`). */
@@ -101,18 +137,19 @@ export class Browser implements AsyncDisposable {
         // A browser this job started has nothing else in it: its first tab is the job's. Never take over a
         // tab of a browser the job only attached to. Every tab is open before the lockdown, which closes
         // every other page.
+        const openTab = (index: number, adoptFirstTab = false) =>
+          Tab.open(connection, {
+            onDialog: (message) => options.onDialog(message, index),
+            policy,
+            adoptFirstTab,
+          });
         const tabs: Tab[] = [];
         for (let index = 0; index < (options.tabs ?? 1); index++) {
-          tabs.push(
-            await Tab.open(connection, {
-              onDialog: (message) => options.onDialog(message, index),
-              policy,
-              adoptFirstTab: ownsBrowser && index === 0,
-            }),
-          );
+          tabs.push(await openTab(index, ownsBrowser && index === 0));
         }
-        await lockDownBrowser(connection, tabs, ownsBrowser);
-        return new Browser(process, connection, tabs);
+        const browser = new Browser(process, connection, tabs, openTab);
+        await lockDownBrowser(connection, browser, ownsBrowser);
+        return browser;
       } catch (error) {
         await connection.close();
         throw error;

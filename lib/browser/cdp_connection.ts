@@ -8,6 +8,7 @@ import CDP from "chrome-remote-interface";
 import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.d.ts";
 import { untilAborted, withDeadline } from "./deadline.ts";
 import { BrowserGoneError, BrowserLaunchError, errorText } from "../errors.ts";
+import { Lifeline } from "./lifeline.ts";
 import { redactSecrets } from "../redact.ts";
 
 /** How long closing the connection waits for the other end to confirm. */
@@ -76,13 +77,8 @@ export interface EventWaiter<T> {
 export class CdpConnection {
   readonly #client: CriClient;
   readonly #gone = Promise.withResolvers<never>();
-  /**
-   * How to fail each call and wait in flight. Racing them against `#gone.promise` instead would add a
-   * reaction to that promise per call, and since it stays pending for the connection's life, every call's
-   * result (a whole `IO.read` chunk) would stay reachable until the browser is closed.
-   */
-  readonly #inFlight = new Set<(error: Error) => void>();
-  #goneReason: string | undefined;
+  /** Every call and wait in flight, failed at once when the browser is gone. */
+  readonly #life = new Lifeline((reason) => new BrowserGoneError(reason));
   /** The run's stop request: it fails every call and wait at once, until {@linkcode releaseStop}. */
   #stop: AbortSignal | undefined;
 
@@ -96,7 +92,7 @@ export class CdpConnection {
       "the browser closed its DevTools connection (it crashed or was killed)";
     exitReason?.then((reason) => this.markGone(reason));
     client.on("disconnect", () => {
-      if (this.#goneReason !== undefined) return;
+      if (this.#life.reason !== undefined) return;
       // The socket usually closes a moment before the browser's exit is reported: wait for the reason.
       if (exitReason === undefined) this.markGone(closed);
       else {withDeadline(exitReason, 1_000, "").then((reason) =>
@@ -136,11 +132,7 @@ export class CdpConnection {
     return new CdpConnection(client, options);
   }
 
-  readonly #stopped = (): void => {
-    const reason = this.#stop?.reason;
-    for (const fail of this.#inFlight) fail(reason);
-    this.#inFlight.clear();
-  };
+  readonly #stopped = (): void => this.#life.failInFlight(this.#stop?.reason);
 
   /**
    * From now on a stop request no longer fails calls: closing the browser after a stop still talks to it.
@@ -153,17 +145,14 @@ export class CdpConnection {
 
   /** Why the connection is unusable, or undefined while it works. */
   get goneReason(): string | undefined {
-    return this.#goneReason;
+    return this.#life.reason;
   }
 
   /** Fails every pending and future call with {@linkcode BrowserGoneError}. The first reason wins. */
   markGone(reason: string): void {
-    if (this.#goneReason !== undefined) return;
-    this.#goneReason = reason;
-    const error = new BrowserGoneError(reason);
-    this.#gone.reject(error);
-    for (const fail of this.#inFlight) fail(error);
-    this.#inFlight.clear();
+    if (this.#life.reason !== undefined) return;
+    this.#life.end(reason);
+    this.#gone.reject(new BrowserGoneError(reason));
   }
 
   /**
@@ -171,12 +160,8 @@ export class CdpConnection {
    * with the stop's reason as soon as the run is asked to stop.
    */
   untilGone<T>(promise: Promise<T>): Promise<T> {
-    if (this.#goneReason !== undefined) return Promise.reject(new BrowserGoneError(this.#goneReason));
-    if (this.#stop?.aborted) return Promise.reject(this.#stop.reason);
-    return new Promise<T>((resolve, reject) => {
-      this.#inFlight.add(reject);
-      promise.then(resolve, reject).finally(() => this.#inFlight.delete(reject));
-    });
+    if (this.#life.reason === undefined && this.#stop?.aborted) return Promise.reject(this.#stop.reason);
+    return this.#life.guard(promise);
   }
 
   /**
@@ -192,13 +177,14 @@ export class CdpConnection {
     sessionId?: string,
     label: string = method,
   ): Promise<CdpReturn<M>> {
-    if (this.#goneReason !== undefined) return Promise.reject(new BrowserGoneError(this.#goneReason));
+    const gone = this.#life.reason;
+    if (gone !== undefined) return Promise.reject(new BrowserGoneError(gone));
     if (this.#stop?.aborted) return Promise.reject(this.#stop.reason);
     const sent = this.#client.send(method, params, sessionId).catch(async (error) => {
       if (!/WebSocket/.test(errorText(error))) throw error;
       // The socket closed under the call: give the browser's exit a moment to say why (killed, crashed).
       await withDeadline(this.#gone.promise, 2_000, "Waiting for the browser's exit").catch(() => {});
-      throw new BrowserGoneError(this.#goneReason ?? "the browser closed its DevTools connection");
+      throw new BrowserGoneError(this.#life.reason ?? "the browser closed its DevTools connection");
     });
     sent.catch(() => {});
     return withDeadline(this.untilGone(sent as Promise<CdpReturn<M>>), timeoutMs, label);

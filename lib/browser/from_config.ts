@@ -41,6 +41,8 @@ export function jobBrowsers(
     onDialog: (message) => logger.warn(message),
     onGone: (reason) =>
       logger.warn(`The browser was gone when it was next needed: ${reason}; getting a new one`),
+    onTabGone: (reason) =>
+      logger.warn(`A tab was gone when it was next needed: ${reason}; opening a new one`),
     policy: new UrlPolicy(config.allowUrls, config.denyUrls),
     stop: options.signal,
     ...(options.prepare ? { prepare: options.prepare } : {}),

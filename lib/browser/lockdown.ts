@@ -7,6 +7,16 @@
 import type { CdpConnection } from "./cdp_connection.ts";
 import type { Tab } from "./tab.ts";
 
+/** The job's tabs as the lockdown sees them: a tab that dies is replaced by a new one. */
+export interface JobTabs {
+  /** The job's tabs now. */
+  readonly tabs: readonly Tab[];
+  /** The job's tab with this target id, if any. */
+  tabOf(targetId: string): Tab | undefined;
+  /** Settles once no job tab is being opened. */
+  settled(): Promise<unknown>;
+}
+
 /** Deadline of the lockdown calls at start. */
 const LOCKDOWN_CALL_MS = 10_000;
 
@@ -23,22 +33,27 @@ const LOCKDOWN_CALL_MS = 10_000;
  */
 export async function lockDownBrowser(
   connection: CdpConnection,
-  tabs: readonly Tab[],
+  tabs: JobTabs,
   ownsBrowser: boolean,
 ): Promise<void> {
-  const byId = new Map(tabs.map((tab) => [tab.targetId, tab]));
-  const first = tabs[0]!;
-  connection.on("Target.targetCreated", ({ targetInfo }) => {
-    if (targetInfo.type !== "page" || byId.has(targetInfo.targetId)) return;
-    const opener = targetInfo.openerId === undefined ? undefined : byId.get(targetInfo.openerId);
+  const first = () => tabs.tabs[0]!;
+  connection.on("Target.targetCreated", async ({ targetInfo }) => {
+    if (targetInfo.type !== "page") return;
+    // A page that appears while the job opens a tab in place of a dead one may be that tab.
+    await tabs.settled();
+    if (tabs.tabOf(targetInfo.targetId) !== undefined) return;
+    const opener = targetInfo.openerId === undefined ? undefined : tabs.tabOf(targetInfo.openerId);
     if (!ownsBrowser && opener === undefined) return;
-    (opener ?? first).refused(targetInfo.url || "a new window");
+    (opener ?? first()).refused(targetInfo.url || "a new window");
     connection.send("Target.closeTarget", { targetId: targetInfo.targetId }, LOCKDOWN_CALL_MS).catch(
       () => {},
     );
   });
   // A download from a tab's top frame names it (a page's top frame id is its target id).
-  connection.on("Browser.downloadWillBegin", ({ url, frameId }) => (byId.get(frameId) ?? first).refused(url));
+  connection.on(
+    "Browser.downloadWillBegin",
+    ({ url, frameId }) => (tabs.tabOf(frameId) ?? first()).refused(url),
+  );
   await Promise.all([
     // Pages only: frames and workers would add an event per navigation for nothing.
     connection.send(

@@ -1,12 +1,14 @@
 /**
- * Keeps one browser for a whole run and replaces it when it dies or stops answering, so one crash costs the
- * rows in progress, not the rest of the file. Each row works in a tab of its own for as long as it runs: one
- * tab by default, one per row in progress under `--concurrency`.
+ * Keeps one browser for a whole run and replaces what dies: a tab whose renderer crashed or whose page stopped
+ * answering, or the whole browser when it is gone. So a crash costs the rows that were really in it, not the
+ * next row nor the rest of the file. Each row works in a tab of its own for as long as it runs: one tab by
+ * default, one per row in progress under `--concurrency`.
  *
  * @module
  */
 import { Browser, type BrowserOptions } from "./browser.ts";
-import { isBrowserFault } from "../errors.ts";
+import { TabGoneError } from "../errors.ts";
+import { TAB_HEALTH_MS } from "../timings.ts";
 import type { Refusals } from "./page_guard.ts";
 import type { Tab } from "./tab.ts";
 
@@ -21,6 +23,8 @@ export interface SupervisorOptions extends Omit<BrowserOptions, "onDialog"> {
    * a browser that failed a row is replaced after that row's error, without this.
    */
   onGone?: (reason: string) => void;
+  /** Told why, when a tab is found dead (its renderer crashed between rows) and replaced before a row uses it. */
+  onTabGone?: (reason: string) => void;
 }
 
 /** What a row is told about its tab, besides the tab itself. */
@@ -67,9 +71,10 @@ export class BrowserSupervisor implements AsyncDisposable {
 
   /**
    * Runs `work` in a tab of a working browser that no other row uses meanwhile (a browser has a tab for each
-   * row in progress, `BrowserOptions.tabs`); then tells `use` what the tab refused. When `work` fails because the browser can no longer be
-   * trusted (gone, or a call past its deadline), that browser is replaced before the error is rethrown, once
-   * for all the rows that were using it.
+   * row in progress, `BrowserOptions.tabs`); then tells `use` what the tab refused. When `work` fails, the
+   * tab is proven healthy or replaced before another row gets it, and the browser is replaced when it is gone
+   * (once for all the rows that were using it); the other tabs' rows go on. A failure that was the first sign
+   * of the tab's crash is rethrown as the crash ({@linkcode TabGoneError}, the failure as its cause).
    */
   async withTab<T>(use: TabUse, work: (tab: Tab) => Promise<T>): Promise<T> {
     const { generation, index } = await this.#lend(use);
@@ -77,11 +82,11 @@ export class BrowserSupervisor implements AsyncDisposable {
     try {
       return await work(tab);
     } catch (error) {
-      if (isBrowserFault(error)) await this.#retire(generation);
-      throw error;
+      throw await this.#afterFailure(generation, index, error);
     } finally {
       const { count, first } = tab.takeRefusals();
       if (count > 0 && first !== undefined) use.onRefused({ count, first });
+      tab.idle();
       generation.uses.delete(index);
       if (this.#current === generation) generation.free.push(index);
     }
@@ -135,15 +140,51 @@ export class BrowserSupervisor implements AsyncDisposable {
     return generation;
   }
 
-  /** A free tab of a working browser for `use`. */
+  /** A free, live tab of a working browser for `use`; a tab that died since its last row is replaced first. */
   async #lend(use: TabUse): Promise<{ generation: Generation; index: number }> {
-    const generation = await this.#working();
-    const index = generation.free.pop();
-    if (index === undefined) {
-      throw new Error(`more rows at once than the browser has tabs (${generation.browser.tabs.length})`);
+    for (;;) {
+      const generation = await this.#working();
+      const index = generation.free.pop();
+      if (index === undefined) {
+        throw new Error(`more rows at once than the browser has tabs (${generation.browser.tabs.length})`);
+      }
+      generation.uses.set(index, use);
+      const gone = generation.browser.tabs[index]!.goneReason;
+      if (gone === undefined) return { generation, index };
+      this.#options.onTabGone?.(gone);
+      if (await this.#replaceTab(generation, index)) return { generation, index };
+      generation.uses.delete(index);
     }
-    generation.uses.set(index, use);
-    return { generation, index };
+  }
+
+  /**
+   * After `work` failed with `error` in tab `index`: retires the browser when it is gone; otherwise checks the
+   * tab and replaces it unless its page answers. Returns the error the row fails with.
+   */
+  async #afterFailure(generation: Generation, index: number, error: unknown): Promise<unknown> {
+    // A stop fails every call at once: nothing can be learnt about the tab, and the run closes the browser.
+    if (this.#options.stop?.aborted) return error;
+    const browser = generation.browser;
+    const tab = browser.tabs[index]!;
+    if (browser.goneReason === undefined && await tab.health(TAB_HEALTH_MS) === undefined) return error;
+    const crash = tab.goneReason;
+    if (browser.goneReason !== undefined) await this.#retire(generation);
+    else await this.#replaceTab(generation, index);
+    if (crash === undefined || error instanceof TabGoneError || browser.goneReason !== undefined) {
+      return error;
+    }
+    return new TabGoneError(crash, { cause: error });
+  }
+
+  /** Opens a fresh tab in place of tab `index`; retires the browser when even that fails. */
+  async #replaceTab(generation: Generation, index: number): Promise<boolean> {
+    try {
+      await generation.browser.replaceTab(index);
+      return true;
+    } catch {
+      await this.#retire(generation);
+      return false;
+    }
   }
 
   /** Closes `generation`'s browser; the next row gets a fresh one if it was the current one. */

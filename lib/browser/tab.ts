@@ -1,14 +1,16 @@
 /**
  * One browser tab, driven over a flat CDP session: navigate, wait for a selector, evaluate a function
  * with data arguments, print to PDF. Every call has a deadline; JavaScript dialogs are dismissed so they
- * cannot freeze the page; a renderer crash fails the pending calls at once. Its child frames are followed by
- * the frame tracker (`frame_tracker.ts`); a frame element to re-point is offered as a `frame_element.ts`.
+ * cannot freeze the page; a renderer crash fails only this tab's calls (`tab_session.ts`). Its child frames
+ * are followed by the frame tracker (`frame_tracker.ts`); a frame element is offered as a `frame_element.ts`.
  *
  * @module
  */
 import type { CdpConnection, CdpReturn, SessionSend } from "./cdp_connection.ts";
 import type { PrintParams } from "./print_options.ts";
 import { CdpTimeoutError, NavigationError, PageScriptError } from "../errors.ts";
+import { TabSession } from "./tab_session.ts";
+import { readStream } from "./io_stream.ts";
 import { FrameTracker } from "./frame_tracker.ts";
 import { type FrameElement, frameOwner } from "./frame_element.ts";
 import { fontsReady } from "./fonts_ready.ts";
@@ -18,10 +20,8 @@ import type { UrlPolicy } from "./url_policy.ts";
 
 export type { PageFunction } from "./page_function.ts";
 
-/** Deadline of the small bookkeeping calls (enable a domain, close a stream). */
+/** Deadline of the small bookkeeping calls (enable a domain, close the tab). */
 const QUICK_CALL_MS = 10_000;
-/** Chunk size for reading a printed PDF back; large PDFs never travel in one WebSocket message. */
-const PDF_CHUNK_BYTES = 1 << 20;
 
 /** How a tab is opened. */
 export interface TabOptions {
@@ -36,7 +36,8 @@ export interface TabOptions {
 /** A page-level tab. Create it with {@linkcode Tab.open}. */
 export class Tab {
   readonly #connection: CdpConnection;
-  readonly #sessionId: string;
+  /** The tab's session: a crash in it fails the tab's calls only. */
+  readonly #session: TabSession;
   readonly #targetId: string;
   /** Decides every request of the tab's documents; refuses what leaves the job's page. */
   readonly #guard: PageGuard;
@@ -46,7 +47,7 @@ export class Tab {
   private constructor(connection: CdpConnection, targetId: string, sessionId: string, policy: UrlPolicy) {
     this.#connection = connection;
     this.#targetId = targetId;
-    this.#sessionId = sessionId;
+    this.#session = new TabSession(connection, sessionId);
     this.#guard = new PageGuard(connection, policy, targetId);
     this.#frames = new FrameTracker(connection, this.#guard);
   }
@@ -62,8 +63,10 @@ export class Tab {
     );
     const tab = new Tab(connection, targetId, sessionId, options.policy);
     tab.#watch(options.onDialog);
+    const guarded = tab.#guard.enable(sessionId, "tab");
+    tab.#session.onClose(guarded.off);
     await Promise.all([
-      tab.#guard.enable(sessionId, "tab").enabled,
+      guarded.enabled,
       tab.#send("Page.enable", {}, QUICK_CALL_MS),
       tab.#send("Inspector.enable", {}, QUICK_CALL_MS),
       // Out-of-process frames (another site in an iframe) become sessions of their own: attach to them,
@@ -74,29 +77,39 @@ export class Tab {
   }
 
   #watch(onDialog: (message: string) => void): void {
-    const connection = this.#connection;
-    connection.on("Page.javascriptDialogOpening", (params) => {
+    const session = this.#session;
+    session.on("Page.javascriptDialogOpening", (params) => {
       onDialog(`${params.type} dialog dismissed: ${String(params.message).slice(0, 200)}`);
       // Leaving a page with a beforeunload handler must still proceed; everything else is cancelled.
       this.#send("Page.handleJavaScriptDialog", { accept: params.type === "beforeunload" }, QUICK_CALL_MS)
         .catch(() => {});
-    }, this.#sessionId);
-    connection.on(
-      "Inspector.targetCrashed",
-      () => connection.markGone("the page's renderer crashed"),
-      this.#sessionId,
-    );
-    this.#frames.follow(this.#sessionId);
-    connection.on("Page.frameNavigated", (params) => {
+    });
+    session.onClose(this.#frames.follow(session.id));
+    session.on("Page.frameNavigated", (params) => {
       if (params.frame.parentId !== undefined) return;
       this.#guard.topFrameCommitted(params.frame);
       // A new document in the tab itself: its child frames are new too.
       this.#frames.clear();
-    }, this.#sessionId);
+    });
   }
 
   readonly #send: SessionSend = (method, params, timeoutMs, label) =>
-    this.#connection.send(method, params, timeoutMs, this.#sessionId, label);
+    this.#session.send(method, params, timeoutMs, label);
+
+  /** Why the tab can no longer be used (its renderer crashed, it was closed), or undefined while it works. */
+  get goneReason(): string | undefined {
+    return this.#session.goneReason;
+  }
+
+  /** Undefined when the tab's page answers within `timeoutMs`, else why not ({@linkcode TabSession.health}). */
+  health(timeoutMs: number): Promise<string | undefined> {
+    return this.#session.health(timeoutMs);
+  }
+
+  /** The row using the tab is over: a crash from now on happened between rows. */
+  idle(): void {
+    this.#session.idle();
+  }
 
   /**
    * Loads `url` in the tab and waits for its `load` event, the whole load (the server's answer and the
@@ -111,7 +124,8 @@ export class Tab {
   async navigate(url: string, timeoutMs: number): Promise<boolean> {
     // Listen before navigating (a fast file:// load can fire before Page.navigate returns); this one
     // deadline runs for the whole load.
-    const load = this.#connection.waitFor("Page.loadEventFired", timeoutMs, this.#sessionId);
+    this.#session.doing(`loading ${url}`);
+    const load = this.#connection.waitFor("Page.loadEventFired", timeoutMs, this.#session.id);
     let result: CdpReturn<"Page.navigate">;
     try {
       result = await this.#guard.navigating(
@@ -129,7 +143,7 @@ export class Tab {
       throw new NavigationError(`Cannot load ${url}: ${result.errorText}`);
     }
     try {
-      await load.promise;
+      await this.#session.untilGone(load.promise);
       return true;
     } catch (error) {
       if (!(error instanceof CdpTimeoutError)) throw error;
@@ -155,6 +169,7 @@ export class Tab {
     timeoutMs: number,
     label: string,
   ): Promise<R> {
+    this.#session.doing(label.charAt(0).toLowerCase() + label.slice(1));
     const expression = callExpression(fn, args);
     const params = { expression, awaitPromise: true, returnByValue: true };
     const result = await this.#send("Runtime.evaluate", params, timeoutMs, label);
@@ -185,12 +200,13 @@ export class Tab {
 
   /** Replaces the document of the tab with `html` (for a browser that cannot read the job's files). */
   async setContent(html: string, timeoutMs: number): Promise<boolean> {
+    this.#session.doing("loading the report");
     const { frameTree } = await this.#send("Page.getFrameTree", {}, QUICK_CALL_MS);
-    const load = this.#connection.waitFor("Page.loadEventFired", timeoutMs, this.#sessionId);
+    const load = this.#connection.waitFor("Page.loadEventFired", timeoutMs, this.#session.id);
     await this.#send("Page.setDocumentContent", { frameId: frameTree.frame.id, html }, timeoutMs);
     this.#guard.contentSet(frameTree.frame);
     try {
-      await load.promise;
+      await this.#session.untilGone(load.promise);
       return true;
     } catch (error) {
       if (error instanceof CdpTimeoutError) return false;
@@ -211,25 +227,14 @@ export class Tab {
     write: (chunk: Uint8Array) => Promise<void>,
   ): Promise<void> {
     this.#guard.assertShowsJobPage();
+    this.#session.doing("printing");
     const { stream } = await this.#send(
       "Page.printToPDF",
       { ...params, transferMode: "ReturnAsStream" },
       timeoutMs,
     );
     if (stream === undefined) throw new Error("Page.printToPDF returned no stream to read the PDF from");
-    try {
-      for (;;) {
-        const piece = await this.#send("IO.read", { handle: stream, size: PDF_CHUNK_BYTES }, timeoutMs);
-        if (piece.data) {
-          await write(
-            piece.base64Encoded ? Uint8Array.fromBase64(piece.data) : new TextEncoder().encode(piece.data),
-          );
-        }
-        if (piece.eof) break;
-      }
-    } finally {
-      await this.#send("IO.close", { handle: stream }, QUICK_CALL_MS).catch(() => {});
-    }
+    await readStream(this.#send, stream, timeoutMs, write);
   }
 
   /**
@@ -260,7 +265,7 @@ export class Tab {
 
   /** Waits, at most `timeoutMs`, for the web fonts of the page and its frames; names those still loading. */
   fontsReady(timeoutMs: number): Promise<string[]> {
-    const page = { frameId: this.#targetId, sessionId: this.#sessionId, name: "the page" };
+    const page = { frameId: this.#targetId, sessionId: this.#session.id, name: "the page" };
     const frames = this.#frames.documents().map((frame) => ({ ...frame, name: `the frame ${frame.url}` }));
     return fontsReady(this.#connection, [page, ...frames], timeoutMs);
   }
@@ -272,12 +277,13 @@ export class Tab {
       point: (url) =>
         this.evaluate(setFrameSource, [selector, url], QUICK_CALL_MS, "Pointing the frame at a new address"),
       frames: this.#frames,
-      untilGone: (promise) => this.#connection.untilGone(promise),
+      untilGone: (promise) => this.#session.untilGone(promise),
     };
   }
 
-  /** Closes the tab. */
+  /** Closes the tab and stops following it. */
   async close(): Promise<void> {
+    this.#session.close();
     await this.#connection.send("Target.closeTarget", { targetId: this.#targetId }, QUICK_CALL_MS)
       .catch(() => {});
   }

@@ -100,3 +100,27 @@ export async function browserProcessesLeft(marker: string, ms = 3_000): Promise<
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** Resident memory of `pid` in bytes (`VmRSS`); 0 when the process is gone. */
+export function residentBytes(pid: number): number {
+  try {
+    const kib = /^VmRSS:\s+(\d+) kB/m.exec(Deno.readTextFileSync(`/proc/${pid}/status`))?.[1];
+    return Number(kib ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * SIGKILLs the largest renderer of the browser under `marker` (a sandbox crash page makes its own renderer
+ * the largest by far) and returns its resident size, for the test to check it was that page's.
+ */
+export async function killLargestRenderer(marker: string): Promise<number> {
+  const renderers = (await browserProcessesUnder(marker)).filter((process) =>
+    processType(process) === "renderer"
+  )
+    .map(({ pid }) => ({ pid, bytes: residentBytes(pid) })).sort((a, b) => b.bytes - a.bytes);
+  const largest = renderers[0];
+  if (largest === undefined || !killOurs(largest.pid, marker)) throw new Error(`no renderer under ${marker}`);
+  return largest.bytes;
+}
