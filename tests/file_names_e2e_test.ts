@@ -35,7 +35,7 @@ async function runRows(sandbox: Sandbox, dir: TestFolder, jobId: string, rows: s
 const INVOICE = 'INV "3"';
 const NUMBER = "A<B>:C|D?*";
 
-Deno.test("Job B on Linux: the spec's names for values with < > : \" | ? *, the report file's URL included", async () => {
+Deno.test("Job B on Linux: the spec's names for values with < > : \" | ? *, in --check, the run and its report file's URL", async () => {
   await using sandbox = await startSandbox();
   await using dir = await TestFolder.create();
   // "#" and "?" in the job id and the container number reach the temporary file's name and so its
@@ -45,6 +45,10 @@ Deno.test("Job B on Linux: the spec's names for values with < > : \" | ? *, the 
     "c.csv",
     `container_number,invoice_no\nMSCU9900001,INV-1\n${NUMBER},INV-2\nMSCU9900003,"INV ""3"""\n`,
   );
+  const expected = ["001 INV-1 MSCU9900001.pdf", `002 INV-2 ${NUMBER}.pdf`, `003 ${INVOICE} MSCU9900003.pdf`];
+  const check = await runJobProcess("port", [csv, dir.out, jobId, "--check"], { env: dir.env });
+  assert.equal(check.code, 0, check.stderr);
+  assert.equal(check.stdout, `OK: 3 row(s); the run would write to ${dir.out}:\n${expected.join("\n")}\n`);
   // A leftover at row 2's temporary name: gone afterwards only if the job used exactly that name.
   await Deno.writeTextFile(`${dir.tmp}/ctg_port_${jobId}_2_${NUMBER}.html`, "leftover");
 
@@ -62,7 +66,6 @@ Deno.test("Job B on Linux: the spec's names for values with < > : \" | ? *, the 
   assert.match(run.stdout, /Finished: 3 row\(s\), 3 succeeded, 0 failed/, run.stdout);
   assert.doesNotMatch(run.stdout, /WARNING/, "no refused request, no load warning");
 
-  const expected = ["001 INV-1 MSCU9900001.pdf", `002 INV-2 ${NUMBER}.pdf`, `003 ${INVOICE} MSCU9900003.pdf`];
   assert.deepEqual(await dir.pdfs(), expected);
   const report = words(await pdfText(`${dir.out}/${expected[1]}`));
   assert.match(report, /Container Location Report/);
