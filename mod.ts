@@ -85,6 +85,7 @@ export {
   type ShipmentRow,
 } from "./lib/csv/csv_rows.ts";
 export {
+  type FileNameOs,
   pdfFileName,
   portLogFileName,
   resultsCsvFileName,

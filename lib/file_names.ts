@@ -3,14 +3,19 @@
  * "Stop file" and the Job B temporary HTML file), and the hidden partial name a PDF is written under.
  *
  * Every value that ends up in a name (CSV cells, the job id) goes through {@link safeFileNamePart},
- * so a name never leaves its folder and is valid on Linux, macOS and Windows, and every name is kept
+ * so a name never leaves its folder and is valid on the OS the job runs on, and every name is kept
  * within 255 UTF-8 bytes, the usual per-name limit of ext4, APFS and NTFS. Values that need neither
- * change give exactly the spec's names.
+ * change give exactly the spec's names: on Linux and macOS that includes values with `< > : " | ? *`,
+ * which those systems hold in a name, so anything downstream that builds a name from the CSV values by
+ * the spec's rule finds the file. Only on Windows do those characters become "_" too.
  *
  * Each name has a fixed prefix and a fixed suffix, which is why no other Windows rule needs handling:
  * the names start with "NNN ", "ctg_port_", "stop_", "port_tracking_", "shipment_tracking_" or "." and
  * end in ".pdf", ".html", ".log", ".csv", ".txt" or ".partial", so none can be "." or "..", a reserved
  * device name (CON, NUL, COM1, … with or without an extension) or end in a dot or a space.
+ *
+ * Every function takes the OS whose rules apply as its last parameter, `Deno.build.os` by default:
+ * the jobs never pass it; tests pass "windows" to check the Windows rule on any host.
  *
  * @module
  */
@@ -18,25 +23,32 @@
 /** Longest file name, in UTF-8 bytes, that ext4, APFS and NTFS all accept. */
 export const MAX_FILE_NAME_BYTES = 255;
 
-// Control characters are exactly what this pattern is about, hence the lint exception.
+/** The OS whose file-name rules apply (the values of `Deno.build.os`). */
+export type FileNameOs = typeof Deno.build.os;
+
+// Control characters are exactly what these patterns are about, hence the lint exceptions.
 // deno-lint-ignore no-control-regex
-const UNSAFE_CHARS = /[/\\<>:"|?*\u0000-\u001f\u007f-\u009f]/g;
+const UNSAFE_CHARS = /[/\\\u0000-\u001f\u007f-\u009f]/g;
+// deno-lint-ignore no-control-regex
+const UNSAFE_CHARS_WINDOWS = /[/\\<>:"|?*\u0000-\u001f\u007f-\u009f]/g;
 
 /**
- * Makes a value safe to embed in a file name on every target: the separators "/" and "\\", the
- * characters Windows refuses in names (`< > : " | ? *`) and control characters (C0, DEL and C1,
- * U+0080 to U+009F) become "_". Nothing else changes, so ordinary values keep their exact spelling,
+ * Makes a value safe to embed in a file name: the separators "/" and "\\" and control characters
+ * (C0, DEL and C1, U+0080 to U+009F) become "_"; on Windows the characters it refuses in names
+ * (`< > : " | ? *`) become "_" too. Nothing else changes, so ordinary values keep their exact spelling,
  * spaces, apostrophes and dots included ("..", embedded in a longer name, is harmless).
  *
+ * @param os the OS whose rules apply; the one the job runs on unless a test says otherwise.
  * @example
  * ```ts
- * safeFileNamePart("INV/2024\\07");  // "INV_2024_07"
- * safeFileNamePart("A B\u0000C");    // "A B_C"
- * safeFileNamePart('C:"x"|y?*<>');  // "C__x___y____"
+ * safeFileNamePart("INV/2024\\07");              // "INV_2024_07"
+ * safeFileNamePart("A B\u0000C");                // "A B_C"
+ * safeFileNamePart('INV "3"', "linux");          // 'INV "3"'
+ * safeFileNamePart('C:"x"|y?*<>', "windows");    // "C__x___y____"
  * ```
  */
-export function safeFileNamePart(value: string): string {
-  return value.replace(UNSAFE_CHARS, "_");
+export function safeFileNamePart(value: string, os: FileNameOs = Deno.build.os): string {
+  return value.replace(os === "windows" ? UNSAFE_CHARS_WINDOWS : UNSAFE_CHARS, "_");
 }
 
 const encoder = new TextEncoder();
@@ -63,9 +75,15 @@ function cutUtf8(value: string, maxBytes: number): { text: string; bytes: number
  *
  * @param render joins the (possibly shortened) parts with the fixed text.
  * @param fixedBytes UTF-8 bytes of the fixed text.
+ * @param os the OS whose rules {@link safeFileNamePart} applies.
  */
-function fitName(parts: string[], fixedBytes: number, render: (parts: string[]) => string): string {
-  const safe = parts.map(safeFileNamePart);
+function fitName(
+  parts: string[],
+  fixedBytes: number,
+  render: (parts: string[]) => string,
+  os: FileNameOs,
+): string {
+  const safe = parts.map((part) => safeFileNamePart(part, os));
   // Fast path: 3 bytes per UTF-16 unit bounds the encoded size, so most names need no counting.
   let total = fixedBytes;
   for (const part of safe) total += part.length * 3;
@@ -97,7 +115,7 @@ function checkIndex(index: number): void {
  * PDF file name "<NNN> <invoice> <number>.pdf" (spec "PDF file"): the 1-based row index
  * zero-padded to 3 digits (longer indexes keep all their digits), the invoice value and the FCR
  * or container number, separated by single spaces. Both values are passed through
- * {@link safeFileNamePart}; if the name would exceed 255 UTF-8 bytes, the two values are shortened
+ * {@link safeFileNamePart} with the rules of `os`; if the name would exceed 255 UTF-8 bytes, the two values are shortened
  * (on code-point boundaries) so that it fits, still starting with the index and ending in ".pdf".
  *
  * @throws {RangeError} when `index` is not a positive integer.
@@ -105,9 +123,16 @@ function checkIndex(index: number): void {
  * ```ts
  * pdfFileName(1, "INV-001", "FCR123");   // "001 INV-001 FCR123.pdf"
  * pdfFileName(1000, "INV/9", "MSCU1234"); // "1000 INV_9 MSCU1234.pdf"
+ * pdfFileName(3, 'INV "3"', "MSCU9900003", "linux");   // '003 INV "3" MSCU9900003.pdf'
+ * pdfFileName(3, 'INV "3"', "MSCU9900003", "windows"); // "003 INV _3_ MSCU9900003.pdf"
  * ```
  */
-export function pdfFileName(index: number, invoice: string, number: string): string {
+export function pdfFileName(
+  index: number,
+  invoice: string,
+  number: string,
+  os: FileNameOs = Deno.build.os,
+): string {
   checkIndex(index);
   const prefix = String(index).padStart(3, "0");
   // Fixed text: prefix (ASCII digits), two spaces and ".pdf".
@@ -115,6 +140,7 @@ export function pdfFileName(index: number, invoice: string, number: string): str
     [invoice, number],
     prefix.length + 2 + 4,
     ([inv, num]) => `${prefix} ${inv} ${num}.pdf`,
+    os,
   );
 }
 
@@ -129,9 +155,9 @@ export function pdfFileName(index: number, invoice: string, number: string): str
  * partialFileName("001 INV-1 MSCU1234567.pdf", 4711); // ".001 INV-1 MSCU1234567.pdf.4711.partial"
  * ```
  */
-export function partialFileName(fileName: string, pid: number): string {
+export function partialFileName(fileName: string, pid: number, os: FileNameOs = Deno.build.os): string {
   const suffix = `.${pid}.partial`;
-  return fitName([fileName], 1 + suffix.length, ([name]) => `.${name}${suffix}`);
+  return fitName([fileName], 1 + suffix.length, ([name]) => `.${name}${suffix}`, os);
 }
 
 /**
@@ -145,43 +171,49 @@ export function partialFileName(fileName: string, pid: number): string {
  * tempHtmlFileName("job-7", 3, "MSCU1234567"); // "ctg_port_job-7_3_MSCU1234567.html"
  * ```
  */
-export function tempHtmlFileName(jobId: string, index: number, containerNumber: string): string {
+export function tempHtmlFileName(
+  jobId: string,
+  index: number,
+  containerNumber: string,
+  os: FileNameOs = Deno.build.os,
+): string {
   checkIndex(index);
   const fixed = `ctg_port__${index}_.html`;
   return fitName(
     [jobId, containerNumber],
     fixed.length,
     ([job, container]) => `ctg_port_${job}_${index}_${container}.html`,
+    os,
   );
 }
 
 /** Name of the form `<prefix><job_id><suffix>` with the job id made safe and length-limited. */
-function jobFileName(prefix: string, jobId: string, suffix: string): string {
-  return fitName([jobId], prefix.length + suffix.length, ([job]) => `${prefix}${job}${suffix}`);
+function jobFileName(prefix: string, jobId: string, suffix: string, os: FileNameOs): string {
+  return fitName([jobId], prefix.length + suffix.length, ([job]) => `${prefix}${job}${suffix}`, os);
 }
 
 /**
  * Job A log upload name (spec "Log").
  * @example `shipmentLogFileName("42")` → `"shipment_tracking_42.log"`
  */
-export function shipmentLogFileName(jobId: string): string {
-  return jobFileName("shipment_tracking_", jobId, ".log");
+export function shipmentLogFileName(jobId: string, os: FileNameOs = Deno.build.os): string {
+  return jobFileName("shipment_tracking_", jobId, ".log", os);
 }
 
 /**
  * Job B log upload name (spec "Log").
  * @example `portLogFileName("42")` → `"port_tracking_42.log"`
  */
-export function portLogFileName(jobId: string): string {
-  return jobFileName("port_tracking_", jobId, ".log");
+export function portLogFileName(jobId: string, os: FileNameOs = Deno.build.os): string {
+  return jobFileName("port_tracking_", jobId, ".log", os);
 }
 
 /**
  * Job B results CSV upload name (spec "Results CSV").
  * @example `resultsCsvFileName("42")` → `"port_tracking_results_42.csv"`
  */
-export function resultsCsvFileName(jobId: string): string {
-  return jobFileName("port_tracking_results_", jobId, ".csv");
+export function resultsCsvFileName(jobId: string, os: FileNameOs = Deno.build.os): string {
+  return jobFileName("port_tracking_results_", jobId, ".csv", os);
 }
 
 /**
@@ -189,6 +221,6 @@ export function resultsCsvFileName(jobId: string): string {
  * name is shortened here too; without that the operator could not create the file at all.
  * @example `stopFileName("42")` → `"stop_42.txt"`
  */
-export function stopFileName(jobId: string): string {
-  return jobFileName("stop_", jobId, ".txt");
+export function stopFileName(jobId: string, os: FileNameOs = Deno.build.os): string {
+  return jobFileName("stop_", jobId, ".txt", os);
 }

@@ -19,13 +19,20 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 
 /**
- * The `deno` flags every job runs with, here and in the `port-tracking`/`shipment-tracking` tasks: the
+ * The `deno` flags every job runs with, here and in the `port-tracking`/`shipment-tracking` tasks: Deno's
+ * own diagnostics off (`--quiet`: no "Permissions in the config file is an experimental feature" warning,
+ * no download progress; Deno's errors still show; compiled, it becomes the executable's log level); the
  * `job` permission set of deno.json; a denied permission fails, never prompts; and a 1 MB young generation,
  * which keeps a long run's resident memory flat (each row's PDF passes through as short-lived chunks: with
  * V8's default the Deno process grew from 94 to 120 MB over 1,000 rows, with this from 81 to 93 MB, at the
  * same speed; see bench/RESULTS.md).
  */
-export const JOB_RUNTIME_FLAGS = ["-P=job", "--no-prompt", "--v8-flags=--max-semi-space-size=1"] as const;
+export const JOB_RUNTIME_FLAGS = [
+  "--quiet",
+  "-P=job",
+  "--no-prompt",
+  "--v8-flags=--max-semi-space-size=1",
+] as const;
 
 /** The executables and their entry points. */
 export const EXECUTABLES = [
@@ -41,7 +48,6 @@ export function compileArgs(
 ): string[] {
   return [
     "compile",
-    "--quiet",
     ...JOB_RUNTIME_FLAGS,
     ...(options.target ? ["--target", options.target] : []),
     ...(options.siteEnv ? [`--env-file=${options.siteEnv}`] : []),

@@ -48,7 +48,7 @@ for (const run of runs) {
   console.log(`\n=== ${run.title}\n`);
   const before = sandbox.requests.jobServer.length;
   const { code } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...JOB_RUNTIME_FLAGS, "--quiet", run.entry, ...run.args],
+    args: ["run", ...JOB_RUNTIME_FLAGS, run.entry, ...run.args],
     cwd: root,
     env: run.env,
     stdin: "null",

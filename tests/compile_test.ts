@@ -5,18 +5,30 @@
  * themselves run under exactly the baked flags in every end-to-end test (tests/helpers/job_process.ts).
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { compileArgs, EXECUTABLES, JOB_RUNTIME_FLAGS } from "../scripts/compile.ts";
 import { jobCommandArgs, ROOT, TestFolder } from "./helpers/job_process.ts";
 
 Deno.test("the job tasks, the tests and the executables use the same permission and runtime flags", async () => {
   const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
   const flags = JOB_RUNTIME_FLAGS.join(" ");
-  assert.match(flags, /-P=job --no-prompt/);
+  assert.match(flags, /^--quiet -P=job --no-prompt /);
   for (const { name, entry } of EXECUTABLES) {
     assert.equal(config.tasks[name], `deno run ${flags} ${entry}`);
     assert.ok(compileArgs(entry, "out", {}).join(" ").includes(flags));
   }
   assert.ok(jobCommandArgs("port", []).join(" ").includes(flags));
+  // The exact command `deno task compile` runs for an executable.
+  assert.deepEqual(compileArgs("jobs/port_tracking.ts", "dist/port-tracking", {}), [
+    "compile",
+    "--quiet",
+    "-P=job",
+    "--no-prompt",
+    "--v8-flags=--max-semi-space-size=1",
+    "--output",
+    "dist/port-tracking",
+    "jobs/port_tracking.ts",
+  ]);
   assert.deepEqual(Object.keys(config.permissions.job).sort(), ["env", "net", "read", "run", "sys", "write"]);
   assert.deepEqual(config.permissions.job.sys, ["uid"]);
 });
@@ -124,6 +136,13 @@ Deno.test("deno compile reaches the runtime step, and completes with DENORT_BIN"
   assert.ok(withBase.success, new TextDecoder().decode(withBase.stderr));
   const size = (await Deno.stat(`${dir.path}/port-tracking`)).size;
   assert.ok(size > (await Deno.stat(Deno.execPath())).size, "the base binary plus the embedded program");
+  // The base here is deno itself, which ignores the embedded program, so the executable cannot be run. What
+  // it would run with is in the embedded metadata: --quiet as its log level (no Deno diagnostics, errors
+  // still shown) and the job permission set resolved to flags, never prompting.
+  const executable = Buffer.from(await Deno.readFile(`${dir.path}/port-tracking`));
+  assert.ok(executable.includes('"log_level":"ERROR"'), "the executable runs quiet");
+  assert.ok(executable.includes('"allow_sys":["uid"]'), "the job permission set is embedded");
+  assert.ok(executable.includes('"prompt":false'), "the executable never prompts");
 });
 
 Deno.test("site settings from an env file (what compile --site-env bakes in); the real environment wins", async () => {
@@ -142,7 +161,6 @@ Deno.test("site settings from an env file (what compile --site-env bakes in); th
         "run",
         `--env-file=${siteEnv}`,
         ...JOB_RUNTIME_FLAGS,
-        "--quiet",
         EXECUTABLES[0].entry,
         csv,
         dir.out,

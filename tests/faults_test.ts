@@ -142,7 +142,8 @@ Deno.test("Job B: hostile values stay data and file names stay in their folder",
   const pdfs = await dir.pdfs();
   assert.equal(pdfs.length, 3, pdfs.join("\n"));
   assert.equal(pdfs[0], "001 INV_.._1 .._.._etc_passwd.pdf");
-  assert.equal(pdfs[1], "002 I'2_ _script_alert(_x_)__script_.pdf");
+  // On Linux only the "/" of the closing tag changes; the quotes and brackets are the spec's name.
+  assert.equal(pdfs[1], `002 I'2" <script>alert("x")<_script>.pdf`);
   assert.ok(pdfs[2]!.startsWith("003 ") && pdfs[2]!.endsWith(".pdf"));
   assert.ok(new TextEncoder().encode(pdfs[2]).length <= 255);
   // Exactly the three PDFs: nothing was written anywhere else in the test folder or next to it.

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  type FileNameOs,
   MAX_FILE_NAME_BYTES,
   partialFileName,
   pdfFileName,
@@ -20,11 +21,19 @@ const bytes = (s: string) => new TextEncoder().encode(s).length;
 const RESERVED =
   /^(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|COM[0-9\u00b9\u00b2\u00b3]|LPT[0-9\u00b9\u00b2\u00b3])$/i;
 
-/** Everything that must hold for any name, whatever the input, on every compile target. */
-function assertSafeName(name: string): void {
+/** The characters Windows refuses in names, which Linux and macOS hold. */
+const WINDOWS_REFUSES = ["<", ">", ":", '"', "|", "?", "*"];
+
+/**
+ * Everything that must hold for any name, whatever the input, on every OS; on Windows (`os`) also none
+ * of the characters Windows refuses.
+ */
+function assertSafeName(name: string, os: FileNameOs = Deno.build.os): void {
   assert.ok(name !== "." && name !== "..", `name is a dot entry: ${name}`);
   assert.ok(!/[/\\]/.test(name), `name has a separator: ${JSON.stringify(name)}`);
-  assert.ok(!/[<>:"|?*]/.test(name), `name has a character Windows refuses: ${JSON.stringify(name)}`);
+  if (os === "windows") {
+    assert.ok(!/[<>:"|?*]/.test(name), `name has a character Windows refuses: ${JSON.stringify(name)}`);
+  }
   // The point of this check is control characters, hence the lint exception.
   // deno-lint-ignore no-control-regex
   const control = /[\u0000-\u001f\u007f-\u009f]/;
@@ -42,29 +51,49 @@ function assertWellFormed(name: string): void {
 }
 
 Deno.test("safeFileNamePart", async (t) => {
-  await t.step("separators become _", () => {
+  await t.step("separators become _, on every OS", () => {
+    for (const os of ["linux", "darwin", "windows"] as const) {
+      assert.equal(safeFileNamePart("a/b\\c", os), "a_b_c");
+    }
     assert.equal(safeFileNamePart("a/b\\c"), "a_b_c");
     assert.equal(safeFileNamePart("/"), "_");
     assert.equal(safeFileNamePart("\\"), "_");
     assert.equal(safeFileNamePart("../../etc/passwd"), ".._.._etc_passwd");
   });
 
-  await t.step("every control character (C0, DEL, C1) becomes _", () => {
+  await t.step("every control character (C0, DEL, C1) becomes _, on every OS", () => {
     for (let code = 0; code <= 0x9f; code++) {
       if (code > 0x1f && code < 0x7f) continue;
       const ch = String.fromCharCode(code);
-      assert.equal(safeFileNamePart(`a${ch}b`), "a_b", `U+${code.toString(16)}`);
+      for (const os of ["linux", "darwin", "windows"] as const) {
+        assert.equal(safeFileNamePart(`a${ch}b`, os), "a_b", `U+${code.toString(16)} on ${os}`);
+      }
     }
   });
 
-  await t.step("the characters Windows refuses in names become _", () => {
+  await t.step("on Windows, each character Windows refuses in names becomes _", () => {
+    for (const ch of WINDOWS_REFUSES) assert.equal(safeFileNamePart(`a${ch}b`, "windows"), "a_b", ch);
     assert.equal(
-      safeFileNamePart("colon: star* question? pipe| lt< gt>"),
+      safeFileNamePart("colon: star* question? pipe| lt< gt>", "windows"),
       "colon_ star_ question_ pipe_ lt_ gt_",
     );
-    assert.equal(safeFileNamePart(`quotes "double" and 'single'`), "quotes _double_ and 'single'");
-    assert.equal(safeFileNamePart("<script>x</script>"), "_script_x__script_");
-    assert.equal(safeFileNamePart("C:\\x"), "C__x");
+    assert.equal(safeFileNamePart(`quotes "double" and 'single'`, "windows"), "quotes _double_ and 'single'");
+    assert.equal(safeFileNamePart("<script>x</script>", "windows"), "_script_x__script_");
+    assert.equal(safeFileNamePart("C:\\x", "windows"), "C__x");
+  });
+
+  await t.step("on Linux and macOS, those characters stay as they are", () => {
+    for (const os of ["linux", "darwin"] as const) {
+      for (const ch of WINDOWS_REFUSES) assert.equal(safeFileNamePart(`a${ch}b`, os), `a${ch}b`, ch);
+      assert.equal(safeFileNamePart('INV "3"', os), 'INV "3"');
+      assert.equal(safeFileNamePart("A<B>:C|D?*", os), "A<B>:C|D?*");
+      assert.equal(safeFileNamePart("<script>x</script>", os), "<script>x<_script>");
+      assert.equal(safeFileNamePart("C:\\x", os), "C:_x");
+    }
+  });
+
+  await t.step("the default is the OS the job runs on", () => {
+    assert.equal(safeFileNamePart("A<B>:C|D?*"), safeFileNamePart("A<B>:C|D?*", Deno.build.os));
   });
 
   await t.step("nothing else changes", () => {
@@ -82,7 +111,11 @@ Deno.test("safeFileNamePart", async (t) => {
       "CON",
       "nul",
     ];
-    for (const value of untouched) assert.equal(safeFileNamePart(value), value);
+    for (const value of untouched) {
+      for (const os of ["linux", "darwin", "windows"] as const) {
+        assert.equal(safeFileNamePart(value, os), value);
+      }
+    }
   });
 });
 
@@ -101,11 +134,25 @@ Deno.test("pdfFileName", async (t) => {
     }
   });
 
+  await t.step("the spec's names on Linux and macOS; the Windows characters become _ on Windows", () => {
+    for (const os of ["linux", "darwin"] as const) {
+      assert.equal(pdfFileName(3, 'INV "3"', "MSCU9900003", os), '003 INV "3" MSCU9900003.pdf');
+      assert.equal(pdfFileName(4, "INV-4", "A<B>:C|D?*", os), "004 INV-4 A<B>:C|D?*.pdf");
+    }
+    assert.equal(pdfFileName(3, 'INV "3"', "MSCU9900003", "windows"), "003 INV _3_ MSCU9900003.pdf");
+    assert.equal(pdfFileName(4, "INV-4", "A<B>:C|D?*", "windows"), "004 INV-4 A_B__C_D__.pdf");
+    assert.equal(tempHtmlFileName("J", 4, "A<B>:C|D?*", "windows"), "ctg_port_J_4_A_B__C_D__.html");
+    assert.equal(tempHtmlFileName("J", 4, "A<B>:C|D?*", "linux"), "ctg_port_J_4_A<B>:C|D?*.html");
+    assert.equal(stopFileName("a:b", "windows"), "stop_a_b.txt");
+    assert.equal(stopFileName("a:b", "linux"), "stop_a:b.txt");
+  });
+
   await t.step("hostile values are made safe, everything else kept", () => {
     assert.equal(pdfFileName(1, "..", ".."), "001 .. ...pdf");
     assert.equal(pdfFileName(2, "INV/2024", "..\\..\\x"), "002 INV_2024 .._.._x.pdf");
     assert.equal(pdfFileName(3, "a\nb", "c\u0000d\u007f\u0085"), "003 a_b c_d__.pdf");
-    assert.equal(pdfFileName(4, '"q"', "<script>"), "004 _q_ _script_.pdf");
+    assert.equal(pdfFileName(4, '"q"', "<script>", "windows"), "004 _q_ _script_.pdf");
+    assert.equal(pdfFileName(4, '"q"', "<script>", "linux"), '004 "q" <script>.pdf');
     assert.equal(pdfFileName(5, "  ", " x "), "005     x .pdf");
     assert.equal(pdfFileName(6, "", ""), "006  .pdf");
     for (const name of [pdfFileName(1, "/", "/"), pdfFileName(1, "..", "/..")]) assertSafeName(name);
@@ -264,17 +311,19 @@ Deno.test("job file names", async (t) => {
         .join("");
     for (let i = 0; i < 300; i++) {
       const [a, b] = [value(), value()];
-      const pdf = pdfFileName(i + 1, a, b);
-      for (
-        const name of [
-          pdf,
-          partialFileName(pdf, i * 15_000_000),
-          tempHtmlFileName(a, i + 1, b),
-          stopFileName(a),
-        ]
-      ) {
-        assertSafeName(name);
-        assertWellFormed(name);
+      for (const os of ["linux", "windows"] as const) {
+        const pdf = pdfFileName(i + 1, a, b, os);
+        for (
+          const name of [
+            pdf,
+            partialFileName(pdf, i * 15_000_000, os),
+            tempHtmlFileName(a, i + 1, b, os),
+            stopFileName(a, os),
+          ]
+        ) {
+          assertSafeName(name, os);
+          assertWellFormed(name);
+        }
       }
     }
   });
@@ -329,29 +378,31 @@ Deno.test("no name can be a Windows device name or end in a dot or a space", asy
   ];
   const variants = devices.flatMap((d) => [d, `${d}.txt`, `${d} `, `${d} .pdf`, `${d}.`, `${d}...`]);
   const values = [...variants, "", ".", "..", " ", "...", "   ", "x.", "x "];
+  // The Windows rule is what matters here; the device names and dots are the same text on every OS.
+  const os = "windows";
   const namesOf = (value: string) => {
-    const pdf = pdfFileName(1, value, value);
+    const pdf = pdfFileName(1, value, value, os);
     return [
       pdf,
-      pdfFileName(1, "", value),
-      pdfFileName(1, value, ""),
-      partialFileName(pdf, 7),
-      tempHtmlFileName(value, 1, value),
-      tempHtmlFileName("", 1, value),
-      shipmentLogFileName(value),
-      portLogFileName(value),
-      resultsCsvFileName(value),
-      stopFileName(value),
+      pdfFileName(1, "", value, os),
+      pdfFileName(1, value, "", os),
+      partialFileName(pdf, 7, os),
+      tempHtmlFileName(value, 1, value, os),
+      tempHtmlFileName("", 1, value, os),
+      shipmentLogFileName(value, os),
+      portLogFileName(value, os),
+      resultsCsvFileName(value, os),
+      stopFileName(value, os),
     ];
   };
 
   await t.step("values that are device names or end in dots and spaces", () => {
-    for (const value of values) for (const name of namesOf(value)) assertSafeName(name);
+    for (const value of values) for (const name of namesOf(value)) assertSafeName(name, os);
   });
 
   await t.step("the same values cut at the 255-byte limit", () => {
     for (const value of values) {
-      for (const name of namesOf(`${"x".repeat(250)}${value}`)) assertSafeName(name);
+      for (const name of namesOf(`${"x".repeat(250)}${value}`)) assertSafeName(name, os);
     }
   });
 });

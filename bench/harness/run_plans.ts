@@ -85,13 +85,12 @@ export async function prepareRun(
   };
 }
 
-/** `deno` arguments of a job's task, e.g. `run -P=job --no-prompt --quiet jobs/port_tracking.ts`. */
+/** `deno` arguments of a job's task, e.g. `run --quiet -P=job --no-prompt … jobs/port_tracking.ts`. */
 export function taskArgs(job: JobName): string[] {
   const task = denoConfig.tasks[job === "port" ? "port-tracking" : "shipment-tracking"];
   const [deno, run, ...rest] = task.split(/\s+/);
   if (deno !== "deno" || run !== "run") throw new Error(`unexpected task command: ${task}`);
-  // Deno's own notices (config-file permissions) are not the job's output.
-  return ["run", "--quiet", ...rest];
+  return ["run", ...rest];
 }
 
 function projectArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: string): string[] {
@@ -110,7 +109,6 @@ function floorArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: strin
     "run",
     // The same runtime flags as the jobs: the floor differs in code only.
     ...JOB_RUNTIME_FLAGS,
-    "--quiet",
     FLOOR_SCRIPT,
     `--job=${plan.job}`,
     `--input=${input}`,

@@ -30,7 +30,7 @@ export interface JobProcessOptions {
 
 /** The `deno run` arguments of a job: the flags of its task and its executable (`job` permission set). */
 export function jobCommandArgs(job: keyof typeof ENTRY, args: string[]): string[] {
-  return ["run", ...JOB_RUNTIME_FLAGS, "--quiet", ENTRY[job], ...args];
+  return ["run", ...JOB_RUNTIME_FLAGS, ENTRY[job], ...args];
 }
 
 /** Runs a job to its end. */
@@ -53,7 +53,7 @@ export async function runJobProcess(
   const [status, stderr] = await Promise.all([child.status, readErr, stdout.done]).then(([s, e]) =>
     [s, e] as const
   );
-  return { code: status.code, stdout: stdout.text(), stderr: stripPermissionNotice(stderr) };
+  return { code: status.code, stdout: stdout.text(), stderr };
 }
 
 /**
@@ -67,11 +67,6 @@ export function collectText(stream: ReadableStream<Uint8Array>): { text: () => s
     for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
   })();
   return { text: () => text, done };
-}
-
-/** Deno's one-line notice that config-file permissions are experimental; not the job's output. */
-function stripPermissionNotice(stderr: string): string {
-  return stderr.split("\n").filter((line) => !line.includes("Permissions in the config file")).join("\n");
 }
 
 /** A temporary folder for one test: the job's output folder and its `TMPDIR` live in it. */
