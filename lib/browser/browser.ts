@@ -41,6 +41,9 @@ export interface BrowserOptions {
   poolQueue?: PoolQueue;
 }
 
+/** Deadline of looking up the blank tab a started browser opened. */
+const LOOKUP_MS = 10_000;
+
 /** Grace period for Chromium to exit after `Browser.close` before it is killed. */
 const CLOSE_GRACE_MS = 3_000;
 
@@ -137,16 +140,15 @@ export class Browser implements AsyncDisposable {
         // A browser this job started has nothing else in it: its first tab is the job's. Never take over a
         // tab of a browser the job only attached to. Every tab is open before the lockdown, which closes
         // every other page.
-        const openTab = (index: number, adoptFirstTab = false) =>
+        const openTab = (index: number, existingTarget?: string) =>
           Tab.open(connection, {
             onDialog: (message) => options.onDialog(message, index),
             policy,
-            adoptFirstTab,
+            ...(existingTarget === undefined ? {} : { existingTarget }),
           });
-        const tabs: Tab[] = [];
-        for (let index = 0; index < (options.tabs ?? 1); index++) {
-          tabs.push(await openTab(index, ownsBrowser && index === 0));
-        }
+        // A browser this job started opened a blank tab by itself: the job's first tab, saving a renderer.
+        const tabs = [await openTab(0, ownsBrowser ? await firstBlankTab(connection) : undefined)];
+        for (let index = 1; index < (options.tabs ?? 1); index++) tabs.push(await openTab(index));
         const browser = new Browser(process, connection, tabs, openTab);
         await lockDownBrowser(connection, browser, ownsBrowser);
         return browser;
@@ -202,4 +204,13 @@ export class Browser implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/**
+ * The blank tab a freshly started Chromium opens (it is given `about:blank` on its command line): using it
+ * instead of creating a second tab saves a renderer process (~110 MB summed RSS) and ~20 ms of start-up.
+ */
+async function firstBlankTab(connection: CdpConnection): Promise<string | undefined> {
+  const { targetInfos } = await connection.send("Target.getTargets", {}, LOOKUP_MS);
+  return targetInfos.find((t) => t.type === "page" && t.url === "about:blank")?.targetId;
 }

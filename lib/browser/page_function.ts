@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Protocol } from "devtools-protocol/types/protocol.d.ts";
 
 /** A function run in the page; it must be self-contained (it is sent as source text). */
 // deno-lint-ignore no-explicit-any
@@ -38,4 +39,11 @@ export function waitForSelectorInPage(selector: string, timeoutMs: number): Prom
     }
     observer.observe(document, { childList: true, subtree: true, attributes: true });
   });
+}
+
+/** What a function run in the page threw, as `Runtime.evaluate` reports it: an Error's description, or a value. */
+export function thrownText(details: Protocol.Runtime.ExceptionDetails): string {
+  const thrown = details.exception;
+  return thrown?.description ??
+    (thrown !== undefined && "value" in thrown ? String(thrown.value) : details.text);
 }

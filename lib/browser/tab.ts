@@ -8,13 +8,19 @@
  */
 import type { CdpConnection, CdpReturn, SessionSend } from "./cdp_connection.ts";
 import type { PrintParams } from "./print_options.ts";
-import { CdpTimeoutError, NavigationError, PageScriptError } from "../errors.ts";
+import { BrowserGoneError, CdpTimeoutError, errorText, NavigationError, PageScriptError } from "../errors.ts";
 import { TabSession } from "./tab_session.ts";
 import { readStream } from "./io_stream.ts";
 import { FrameTracker } from "./frame_tracker.ts";
 import { type FrameElement, frameOwner } from "./frame_element.ts";
 import { fontsReady } from "./fonts_ready.ts";
-import { callExpression, type PageFunction, setFrameSource, waitForSelectorInPage } from "./page_function.ts";
+import {
+  callExpression,
+  type PageFunction,
+  setFrameSource,
+  thrownText,
+  waitForSelectorInPage,
+} from "./page_function.ts";
 import { PageGuard, type Refusals } from "./page_guard.ts";
 import type { UrlPolicy } from "./url_policy.ts";
 
@@ -29,8 +35,8 @@ export interface TabOptions {
   onDialog: (message: string) => void;
   /** Which URLs the tab's pages may request. */
   policy: UrlPolicy;
-  /** Use the blank tab a browser this job started opened by itself, instead of a new one. */
-  adoptFirstTab?: boolean;
+  /** Attach to this existing blank tab (the one a browser this job started opened) instead of a new one. */
+  existingTarget?: string;
 }
 
 /** A page-level tab. Create it with {@linkcode Tab.open}. */
@@ -54,7 +60,7 @@ export class Tab {
 
   /** Opens a new blank tab in the connected browser (or adopts the first one) and attaches to it. */
   static async open(connection: CdpConnection, options: TabOptions): Promise<Tab> {
-    const targetId = (options.adoptFirstTab ? await firstBlankTab(connection) : undefined) ??
+    const targetId = options.existingTarget ??
       (await connection.send("Target.createTarget", { url: "about:blank" }, QUICK_CALL_MS)).targetId;
     const { sessionId } = await connection.send(
       "Target.attachToTarget",
@@ -96,7 +102,7 @@ export class Tab {
   readonly #send: SessionSend = (method, params, timeoutMs, label) =>
     this.#session.send(method, params, timeoutMs, label);
 
-  /** Why the tab can no longer be used (its renderer crashed, it was closed), or undefined while it works. */
+  /** Why the tab can no longer be used (renderer crashed, tab closed), or undefined while it works. */
   get goneReason(): string | undefined {
     return this.#session.goneReason;
   }
@@ -135,7 +141,7 @@ export class Tab {
     } catch (error) {
       load.cancel();
       if (!(error instanceof CdpTimeoutError)) throw error;
-      await this.stopLoading();
+      await this.#stopAfter(error);
       throw new NavigationError(`${error.message}: the server did not answer`);
     }
     if (result.errorText) {
@@ -147,8 +153,18 @@ export class Tab {
       return true;
     } catch (error) {
       if (!(error instanceof CdpTimeoutError)) throw error;
-      await this.stopLoading();
+      await this.#stopAfter(error);
       return false;
+    }
+  }
+
+  /** Stops a load past its time; refused between two documents (a loaded host), the timeout stands. */
+  async #stopAfter(timeout: CdpTimeoutError): Promise<void> {
+    try {
+      await this.stopLoading();
+    } catch (error) {
+      if (error instanceof BrowserGoneError) throw error;
+      throw new CdpTimeoutError(`${timeout.message}, and the load could not be stopped: ${errorText(error)}`);
     }
   }
 
@@ -174,12 +190,7 @@ export class Tab {
     const params = { expression, awaitPromise: true, returnByValue: true };
     const result = await this.#send("Runtime.evaluate", params, timeoutMs, label);
     if (result.exceptionDetails) {
-      const details = result.exceptionDetails;
-      const thrown = details.exception;
-      // An Error has a description; a thrown string or number only a value.
-      const text = thrown?.description ??
-        (thrown !== undefined && "value" in thrown ? String(thrown.value) : details.text);
-      throw new PageScriptError(`${label} failed in the page: ${text}`);
+      throw new PageScriptError(`${label} failed in the page: ${thrownText(result.exceptionDetails)}`);
     }
     return result.result?.value as R;
   }
@@ -255,10 +266,7 @@ export class Tab {
     return this.#targetId;
   }
 
-  /**
-   * Where the tab's child frames really are now, out-of-process ones included. A frame whose load failed
-   * shows as its error page (`chrome-error://chromewebdata/`), even though its `load` event fired.
-   */
+  /** Where the tab's child frames are now (a failed load shows as `chrome-error://chromewebdata/`). */
   frameUrls(): string[] {
     return this.#frames.urls();
   }
@@ -287,13 +295,4 @@ export class Tab {
     await this.#connection.send("Target.closeTarget", { targetId: this.#targetId }, QUICK_CALL_MS)
       .catch(() => {});
   }
-}
-
-/**
- * The blank tab a freshly started Chromium opens (it is given `about:blank` on its command line): using it
- * instead of creating a second tab saves a renderer process (~110 MB summed RSS) and ~20 ms of start-up.
- */
-async function firstBlankTab(connection: CdpConnection): Promise<string | undefined> {
-  const { targetInfos } = await connection.send("Target.getTargets", {}, QUICK_CALL_MS);
-  return targetInfos.find((t) => t.type === "page" && t.url === "about:blank")?.targetId;
 }
