@@ -66,7 +66,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   { name: "short", marker: "SHORT", jobs: ["B"], weight: 2, status: always("error"), detail: false },
   // The portal answers after the sandbox's slowMs, past the soak's --http-timeout: every try times out.
   { name: "hang", marker: "SLOW", jobs: ["B"], weight: 1, status: always("error"), detail: false },
-  // A script that never arrives: the report never finishes loading and is printed as it stands.
+  // A script held for the sandbox's slowMs (3 s): the report loads late, within the soak's --wait-timeout.
   { name: "noload", marker: "HOLDLOAD", jobs: ["B"], weight: 2, status: always("success"), detail: false },
   { name: "noframe", marker: "NOFRAME", jobs: ["A"], weight: 2, status: always("error"), detail: false },
   // No detail record id: the shipment page is printed as it stands.

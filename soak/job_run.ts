@@ -96,7 +96,9 @@ export function jobArgs(input: JobRunInput, csv: string): string[] {
     "--pause-scale=0",
     // Shorter than the sandbox's slow answers (3 s): a hanging server costs a row 2 s, not 30.
     "--http-timeout=2",
-    "--wait-timeout=2",
+    // Not shorter: on a loaded 2-core host a plain report took over 2 s to load, and a page printed before
+    // it arrived is blank (seed 3, Job B, 40 rows): the wait must outlast the host, only the holds may not.
+    "--wait-timeout=5",
     `--concurrency=${options.concurrency}`,
     `--retries=${options.retries}`,
     ...(options.failOnRowErrors ? ["--fail-on-row-errors"] : []),
