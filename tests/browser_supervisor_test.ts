@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { BrowserSupervisor } from "../lib/browser/supervisor.ts";
 import { BrowserGoneError, CdpTimeoutError, TabGoneError } from "../lib/errors.ts";
 import { waitUntil } from "./helpers/job_process.ts";
-import { isAlive, killLargestRenderer, killOurs, processesOf, processType } from "./helpers/processes.ts";
+import {
+  isAlive,
+  killFingerprintedRenderer,
+  killOurs,
+  processesOf,
+  processType,
+} from "./helpers/processes.ts";
 import {
   assertNothingLeft,
   browserOptions,
@@ -89,6 +95,9 @@ Deno.test("BrowserSupervisor replaces a killed browser; a renderer crash fails a
   );
 });
 
+/** The memory the heavy page fills, its renderer's fingerprint. */
+const HEAVY_BYTES = 256 << 20;
+
 Deno.test("a tab's failure is its row's: the crashed or frozen tab is replaced, the other tab's row goes on", async (t) => {
   await using site = TestServer.start();
   site.html("/page", "<!doctype html><p id=page>Supervised page 4711</p>");
@@ -121,7 +130,7 @@ Deno.test("a tab's failure is its row's: the crashed or frozen tab is replaced, 
         await row2Ready.promise;
         const pending = tab.evaluate(() => new Promise(() => {}), [], 15_000, "Waiting forever");
         await delay(100);
-        await killLargestRenderer(runFolder);
+        assert.equal(await killFingerprintedRenderer(runFolder, HEAVY_BYTES), undefined);
         return await pending;
       });
       const row2 = supervisor.withTab(use, async (tab) => {
@@ -161,7 +170,7 @@ Deno.test("a tab's failure is its row's: the crashed or frozen tab is replaced, 
 
   await t.step("a renderer that dies between rows: the next row gets a fresh tab, told why", async () => {
     await supervisor.withTab(use, (tab) => tab.navigate(site.url("/heavy"), 10_000));
-    await killLargestRenderer(runFolder);
+    assert.equal(await killFingerprintedRenderer(runFolder, HEAVY_BYTES), undefined);
     const browser = await supervisor.start();
     await waitUntil(
       () => browser.tabs.some((tab) => tab.goneReason !== undefined),

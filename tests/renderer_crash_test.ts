@@ -1,39 +1,42 @@
 /**
  * A renderer crash costs its own row and only that row (issue 19): the renderer of one Job B row is SIGKILLed
- * while the job loads its report or while it prints it, one row at a time and with rows at once. Exactly that
- * row fails, with an error naming the crash; every other row, the ones in the other tabs at that moment
- * included, is printed right; under `--retries 1` the crashed row is tried again and succeeds.
+ * while the job loads its report or while it prints it (the sandbox's kill pages), one row at a time and with
+ * rows at once. Exactly that row fails, with an error naming the crash; every other row, the ones in the other
+ * tabs at that moment included, is printed right; under `--retries 1` the crashed row is tried again and
+ * succeeds (a kill page holds only as long as `slowMs` when nobody kills it).
  */
 import assert from "node:assert/strict";
 import { startSandbox } from "../fixtures/sandbox.ts";
-import { CRASH_MARKERS, CRASH_PAGE_BALLAST_MIB, type CrashPhase } from "../fixtures/sandbox/crash_pages.ts";
+import { KILL_FINGERPRINT_BYTES, KILL_MARKERS, killPhase } from "../fixtures/sandbox/kill_pages.ts";
 import { WEB_FONT_PATH } from "../fixtures/sandbox/late_fonts.ts";
 import { pdfText, runJobProcess, TestFolder, waitUntil } from "./helpers/job_process.ts";
-import { browserProcessesLeft, killLargestRenderer } from "./helpers/processes.ts";
+import { browserProcessesLeft, killFingerprintedRenderer } from "./helpers/processes.ts";
 import { portFlags } from "./helpers/site_flags.ts";
 
-/** What the crashed row's error says, by the phase its renderer was killed in. */
-const CRASH_TEXT: Record<CrashPhase, RegExp> = {
-  "crash-load": /the page's renderer crashed while loading file:/,
-  "crash-print": /the page's renderer crashed while printing/,
-};
+/** The two kills, and what the crashed row's error says. */
+const KILLS = {
+  rendererWhileLoading: /the page's renderer crashed while loading file:/,
+  rendererWhilePrinting: /the page's renderer crashed while printing/,
+} as const;
 
 interface Case {
-  phase: CrashPhase;
+  kill: keyof typeof KILLS;
   concurrency: number;
   retries: number;
 }
 
 const CASES: Case[] = [
-  { phase: "crash-print", concurrency: 1, retries: 0 },
-  { phase: "crash-load", concurrency: 1, retries: 0 },
-  { phase: "crash-print", concurrency: 3, retries: 0 },
-  { phase: "crash-load", concurrency: 3, retries: 0 },
-  { phase: "crash-print", concurrency: 3, retries: 1 },
+  { kill: "rendererWhilePrinting", concurrency: 1, retries: 0 },
+  { kill: "rendererWhileLoading", concurrency: 1, retries: 0 },
+  { kill: "rendererWhilePrinting", concurrency: 3, retries: 0 },
+  { kill: "rendererWhileLoading", concurrency: 3, retries: 0 },
+  { kill: "rendererWhilePrinting", concurrency: 3, retries: 1 },
 ];
 
-for (const { phase, concurrency, retries } of CASES) {
-  const title = `Job B: a renderer killed ${phase === "crash-load" ? "while loading" : "while printing"}, ` +
+for (const { kill, concurrency, retries } of CASES) {
+  const phase = killPhase(kill);
+  const title =
+    `Job B: a renderer killed ${kill === "rendererWhileLoading" ? "while loading" : "while printing"}, ` +
     `--concurrency ${concurrency}, --retries ${retries}: ${
       retries ? "the row passes on its retry" : "that row only fails"
     }`;
@@ -44,12 +47,12 @@ for (const { phase, concurrency, retries } of CASES) {
     await using dir = await TestFolder.create();
     // With rows at once, rows 1 and 3 wait in their own tabs for a late web font when row 2 is killed.
     const other = (n: number) => concurrency > 1 && n !== 2 && n < 4 ? `LATEFONT${n}` : `MSCU000000${n}`;
-    const containers = [1, 2, 3, 4, 5, 6].map((n) => n === 2 ? `${CRASH_MARKERS[phase]}2` : other(n));
+    const containers = [1, 2, 3, 4, 5, 6].map((n) => n === 2 ? `${KILL_MARKERS[kill]}2` : other(n));
     const csv = await dir.csv(
       "c.csv",
       `container_number,invoice_no\n${containers.map((c, i) => `${c},INV${i + 1}`).join("\n")}\n`,
     );
-    let killedBytes = 0;
+    let killed: string | undefined = "not tried";
     const run = await runJobProcess("port", [
       csv,
       dir.out,
@@ -68,19 +71,16 @@ for (const { phase, concurrency, retries } of CASES) {
             "rows 1 and 3 waiting for their fonts",
           );
         }
-        killedBytes = await killLargestRenderer(dir.tmp);
+        killed = await killFingerprintedRenderer(dir.tmp, KILL_FINGERPRINT_BYTES);
       },
     });
-    assert.ok(
-      killedBytes > CRASH_PAGE_BALLAST_MIB * 1024 * 1024,
-      `the killed renderer held ${killedBytes} B`,
-    );
+    assert.equal(killed, undefined, "row 2's renderer was killed");
     const failed = run.stdout.split("\n").filter((line) => / ERROR Row .* failed: /.test(line));
     const pdfs = await dir.pdfs();
     if (retries === 0) {
       assert.equal(failed.length, 1, run.stdout + "\nCODE " + run.code + "\nSTDERR " + run.stderr);
       assert.match(failed[0]!, /Row 2\/6 \(container [A-Z]+2, invoice INV2\): failed: /);
-      assert.match(failed[0]!, CRASH_TEXT[phase]);
+      assert.match(failed[0]!, KILLS[kill]);
       assert.deepEqual(
         pdfs,
         containers.flatMap((c, i) => i === 1 ? [] : [`00${i + 1} INV${i + 1} ${c}.pdf`]),

@@ -112,15 +112,14 @@ export function residentBytes(pid: number): number {
 }
 
 /**
- * SIGKILLs the largest renderer of the browser under `marker` (a sandbox crash page makes its own renderer
- * the largest by far) and returns its resident size, for the test to check it was that page's.
+ * SIGKILLs the one renderer under `marker` resident above `bytes`: the renderer of a page that filled that much
+ * memory as its fingerprint (the sandbox's kill pages), since nothing in `/proc` says which renderer shows which
+ * page. Returns why it could not, or undefined once done.
  */
-export async function killLargestRenderer(marker: string): Promise<number> {
-  const renderers = (await browserProcessesUnder(marker)).filter((process) =>
-    processType(process) === "renderer"
-  )
-    .map(({ pid }) => ({ pid, bytes: residentBytes(pid) })).sort((a, b) => b.bytes - a.bytes);
-  const largest = renderers[0];
-  if (largest === undefined || !killOurs(largest.pid, marker)) throw new Error(`no renderer under ${marker}`);
-  return largest.bytes;
+export async function killFingerprintedRenderer(marker: string, bytes: number): Promise<string | undefined> {
+  const large = (await browserProcessesUnder(marker)).filter((process) =>
+    processType(process) === "renderer" && residentBytes(process.pid) > bytes * 0.9
+  );
+  if (large.length !== 1) return `${large.length} renderers hold the memory fingerprint`;
+  return killOurs(large[0]!.pid, marker) ? undefined : "the renderer was gone";
 }

@@ -1,0 +1,223 @@
+/**
+ * The invariants every soak run must keep, whatever the draw, and the model's predictions, checked against
+ * what the run did. Each check returns discrepancies as lines of text; none means PASS.
+ *
+ * @module
+ */
+import { parse } from "csv-parse/sync";
+import {
+  detailIdFor,
+  detailMarker,
+  LEAK_MARKER,
+  type RecordedRequest,
+  REPLACED_PAGE_MARKER,
+} from "../fixtures/sandbox.ts";
+import { pdfFileName } from "../lib/file_names.ts";
+import type { RowStatus } from "../lib/run/row_result.ts";
+import type { DrawnRow, SoakPlan } from "./draw.ts";
+import type { JobRunRecord } from "./job_run.ts";
+import { type LoggedEnd, loggedEnds, rowLineIndexes } from "./log_lines.ts";
+import { exitCodeFor, type Prediction, type RowPrediction } from "./model.ts";
+import type { RunState } from "./run_state.ts";
+
+/** Everything one check of a run looks at. */
+export interface RunEvidence {
+  plan: SoakPlan;
+  prediction: Prediction;
+  record: JobRunRecord;
+  state: RunState;
+  /** The text of the local secret file the hostile pages reach for. */
+  secret: string;
+  /** "stopped": the run was asked to stop (by the soak's stop file) and may end before its last row. */
+  ending: "finished" | "stopped";
+}
+
+/** Job B's growth bound: the job's RSS from row 1,000 to the end of a long run. */
+export const MAX_JOB_RSS_GROWTH = 20 * 1024 * 1024;
+
+const squeeze = (text: string) => text.replace(/\s+/g, "");
+
+/** The discrepancies of one run, most telling first. */
+export function checkRun(evidence: RunEvidence): string[] {
+  const ends = loggedEnds(evidence.record.stdout);
+  const stopped = evidence.ending === "stopped" && evidence.record.code === 130;
+  return [
+    ...checkExit(evidence, ends, stopped),
+    ...checkRows(evidence, ends, stopped),
+    ...checkLogOrder(evidence.record.stdout),
+    ...checkPdfs(evidence, ends),
+    ...checkLeftovers(evidence.state),
+    ...(stopped ? checkNothingSent(evidence.record) : checkServer(evidence, ends)),
+    ...checkMemory(evidence.record),
+  ];
+}
+
+function checkExit({ plan, record }: RunEvidence, ends: LoggedEnd[], stopped: boolean): string[] {
+  if (stopped) return [];
+  const expected = exitCodeFor(plan, ends.map((end) => end.status));
+  return record.code === expected ? [] : [`exit code ${record.code}, expected ${expected}`];
+}
+
+/** Each row ends once, as the model says; a finished run ends every row. */
+function checkRows({ plan, prediction, record }: RunEvidence, ends: LoggedEnd[], stopped: boolean): string[] {
+  const problems: string[] = [];
+  const byIndex = new Map<number, LoggedEnd[]>();
+  for (const end of ends) byIndex.set(end.index, [...byIndex.get(end.index) ?? [], end]);
+  for (const row of plan.rows) {
+    const mine = byIndex.get(row.index) ?? [];
+    const predicted = prediction.rows[row.index - 1]!;
+    if (mine.length === 0) {
+      if (!stopped) problems.push(`row ${row.index} (${row.behaviour.name}): no end in the log`);
+      continue;
+    }
+    if (mine.length > 1) {
+      problems.push(`row ${row.index} (${row.behaviour.name}): ended ${mine.length} times`);
+    }
+    const end = mine[0]!;
+    if (!statusAllowed(predicted, end)) {
+      problems.push(
+        `row ${row.index} (${row.behaviour.name}): ${end.status}${
+          end.error ? ` (${end.error})` : ""
+        }, expected ${predicted.present ? "already present" : predicted.status}${
+          record.killed.has(row.index) ? ` [killed: ${record.killed.get(row.index)}]` : ""
+        }`,
+      );
+    }
+    if (end.present !== predicted.present && end.status === "success") {
+      problems.push(`row ${row.index}: ${end.present ? "logged present" : "captured again"} under --resume`);
+    }
+  }
+  return problems;
+}
+
+function statusAllowed(predicted: RowPrediction, end: LoggedEnd): boolean {
+  if (end.status === predicted.status) return true;
+  // Killed with the browser while in progress: only that cause excuses the failure.
+  return predicted.mayFailWithBrowser && end.status === "error" &&
+    /browser|renderer|target closed|websocket/i.test(end.error ?? "");
+}
+
+/** Every line that names a row comes after the lines of the rows before it. */
+function checkLogOrder(log: string): string[] {
+  const indexes = rowLineIndexes(log);
+  const at = indexes.findIndex((index, i) => i > 0 && index < indexes[i - 1]!);
+  return at < 0
+    ? []
+    : [`log out of file order: a line of row ${indexes[at]} after one of row ${indexes[at - 1]}`];
+}
+
+/** The PDFs are exactly the successful rows', each showing its own row's page and no local file. */
+function checkPdfs({ plan, state, secret }: RunEvidence, ends: LoggedEnd[]): string[] {
+  const problems: string[] = [];
+  const successes = new Set(ends.filter((end) => end.status === "success").map((end) => end.index));
+  const expected = new Map(
+    plan.rows.filter((row) => successes.has(row.index)).map((row) => [pdfName(row), row] as const),
+  );
+  for (const name of state.pdfs.keys()) {
+    if (!expected.has(name)) problems.push(`PDF ${name} of no successful row`);
+  }
+  for (const [name, row] of expected) {
+    const text = state.pdfs.get(name);
+    if (text === undefined) {
+      problems.push(`row ${row.index} (${row.behaviour.name}) succeeded without its PDF ${name}`);
+      continue;
+    }
+    const flat = squeeze(text);
+    for (const own of ownTexts(plan, row)) {
+      if (!flat.includes(squeeze(own))) problems.push(`PDF ${name} lacks its row's "${own}"`);
+    }
+  }
+  for (const [name, text] of state.pdfs) {
+    const flat = squeeze(text);
+    if (flat.includes(squeeze(secret))) problems.push(`PDF ${name} holds the local secret file`);
+    if (flat.includes(squeeze(LEAK_MARKER))) problems.push(`PDF ${name} shows a local file was read`);
+    if (text.includes(REPLACED_PAGE_MARKER)) problems.push(`PDF ${name} shows a page the row navigated to`);
+  }
+  return problems;
+}
+
+/** A row's PDF name, as the job writes it. */
+export function pdfName(row: DrawnRow): string {
+  return pdfFileName(row.index, row.invoice, row.value);
+}
+
+/** Text only the row's own page shows. */
+function ownTexts(plan: SoakPlan, row: DrawnRow): string[] {
+  if (plan.job === "B") return [row.value];
+  const shipment = `Shipment ${row.value}`;
+  return row.behaviour.detail ? [shipment, detailMarker(row.value, detailIdFor(row.value))] : [shipment];
+}
+
+function checkLeftovers(state: RunState): string[] {
+  return [
+    ...state.otherOutputs.map((name) => `file left in the output folder: ${name}`),
+    ...state.tmpLeft.map((name) => `temporary file left: ${name}`),
+    ...state.processesLeft.map((pid) => `process ${pid} of the run outlived it`),
+  ];
+}
+
+function checkNothingSent(record: JobRunRecord): string[] {
+  return record.serverRequests.length === 0
+    ? []
+    : [`a stopped run sent the job server ${record.serverRequests.map((r) => r.path).join(", ")}`];
+}
+
+/** The calls the job server received, the results CSV's rows and the completion's count. */
+function checkServer(evidence: RunEvidence, ends: LoggedEnd[]): string[] {
+  const { plan, prediction, record } = evidence;
+  const calls = record.serverRequests.map(callOf);
+  const problems: string[] = [];
+  if (calls.join(", ") !== prediction.server.calls.join(", ")) {
+    problems.push(
+      `job server received [${calls.join(", ")}], expected [${prediction.server.calls.join(", ")}]`,
+    );
+  }
+  const statuses = ends.map((end) => end.status);
+  const successes = statuses.filter((status) => status === "success").length;
+  for (const request of record.serverRequests) {
+    const call = callOf(request);
+    if (call === "upload results") problems.push(...checkResultsCsv(plan, request, ends));
+    if (call === "upload log") {
+      const uploaded = loggedEnds(request.files?.logFile?.text ?? "").map(endText).join("; ");
+      if (uploaded !== ends.map(endText).join("; ")) {
+        problems.push("the uploaded log's row ends differ from the run's");
+      }
+    }
+    if (call === "complete") {
+      const count = (request.json as { successfulCount?: unknown } | undefined)?.successfulCount;
+      if (count !== successes) {
+        problems.push(`completion's successfulCount ${count}, ${successes} rows succeeded`);
+      }
+    }
+  }
+  return problems;
+}
+
+function callOf(request: RecordedRequest): string {
+  if (request.path.endsWith("/complete")) return "complete";
+  return request.files?.logFile?.name.endsWith(".csv") ? "upload results" : "upload log";
+}
+
+const endText = (end: LoggedEnd) => `${end.index} ${end.status}`;
+
+/** Job B's results CSV: one line per row in file order, with the row's values and its status. */
+function checkResultsCsv(plan: SoakPlan, request: RecordedRequest, ends: LoggedEnd[]): string[] {
+  const records = parse(request.files?.logFile?.text ?? "", { columns: true }) as Record<string, string>[];
+  const got = records.map((r) => `${r.container_number} ${r.invoice_no} ${r.status}`);
+  const status = new Map<number, RowStatus>(ends.map((end) => [end.index, end.status]));
+  const want = plan.rows.map((row) => `${row.value} ${row.invoice} ${status.get(row.index)}`);
+  const at = want.findIndex((line, i) => got[i] !== line);
+  if (at < 0 && got.length === want.length) return [];
+  return [`results CSV line ${at + 1}: "${got[at] ?? "missing"}", expected "${want[at] ?? "none"}"`];
+}
+
+/** A long run's job RSS grows by at most {@linkcode MAX_JOB_RSS_GROWTH} from its 1,000th row to its end. */
+function checkMemory(record: JobRunRecord): string[] {
+  const from = record.samples.find((sample) => sample.rowsDone >= 1000);
+  if (from === undefined) return [];
+  const peak = Math.max(...record.samples.filter((s) => s.rowsDone >= 1000).map((s) => s.job));
+  const growth = peak - from.job;
+  return growth <= MAX_JOB_RSS_GROWTH
+    ? []
+    : [`job RSS grew by ${(growth / 2 ** 20).toFixed(1)} MB after row 1,000 (at most 20 MB)`];
+}

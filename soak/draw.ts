@@ -1,0 +1,108 @@
+/**
+ * The draw: from a seed, the rows of one soak run (each a behaviour, as a value carrying its marker) and the
+ * options the job runs with. The same seed, job and fixed options draw the same run.
+ *
+ * @module
+ */
+import type { JobServerMode, KillCase } from "../fixtures/sandbox.ts";
+import { type Behaviour, behavioursOf, KILL_BEHAVIOURS, type SoakJob } from "./behaviours.ts";
+import { Prng } from "./prng.ts";
+
+/** One drawn row. */
+export interface DrawnRow {
+  /** 1-based, as the job counts. */
+  index: number;
+  behaviour: Behaviour;
+  /** The FCR number (Job A) or container number (Job B): unique in the soak, the marker inside. */
+  value: string;
+  invoice: string;
+}
+
+/** The options of one drawn run. */
+export interface DrawnOptions {
+  concurrency: number;
+  retries: number;
+  failOnRowErrors: boolean;
+  /** Set: a stop file is created once this row has ended, then the same run goes on with `--resume`. */
+  stopAfterRow?: number;
+  /** How the job server answers this run. */
+  jobServer: JobServerMode;
+}
+
+/** One soak run, as drawn. */
+export interface SoakPlan {
+  seed: number;
+  job: SoakJob;
+  rows: DrawnRow[];
+  options: DrawnOptions;
+}
+
+/** What the command line fixes instead of drawing. */
+export interface DrawLimits {
+  rows: number;
+  /** `--concurrency N`: every run at N; otherwise 1–4. */
+  concurrency?: number;
+}
+
+/** Job-server behaviours and their weights: mostly fine, sometimes failing, sometimes hanging. */
+const JOB_SERVER_MODES: readonly (readonly [JobServerMode, number])[] = [
+  ["ok", 70],
+  ["error-500", 15],
+  ["slow", 15],
+];
+
+/** Draws the run of `job` for `seed`. */
+export function drawRun(seed: number, job: SoakJob, limits: DrawLimits): SoakPlan {
+  // Each job draws from its own stream, so adding a behaviour to one job leaves the other's draws alone.
+  const random = new Prng(seed * 2 + (job === "A" ? 0 : 1));
+  const choices = behavioursOf(job).map((behaviour) => [behaviour, behaviour.weight] as const);
+  const behaviours = Array.from({ length: limits.rows }, () => random.weighted(choices));
+  const kills: KillCase[] = [];
+  if (random.chance(0.3)) kills.push(random.chance(0.5) ? "rendererWhileLoading" : "rendererWhilePrinting");
+  if (random.chance(0.15)) kills.push("browserDuringRow");
+  for (const kill of kills) behaviours[random.int(0, limits.rows - 1)] = KILL_BEHAVIOURS[kill];
+  const rows = behaviours.map((behaviour, i): DrawnRow => ({
+    index: i + 1,
+    behaviour,
+    value: rowValue(job, seed, i + 1, behaviour),
+    invoice: `I${i + 1}`,
+  }));
+  const options: DrawnOptions = {
+    concurrency: limits.concurrency ?? random.int(1, 4),
+    retries: random.int(0, 2),
+    failOnRowErrors: random.chance(0.5),
+    jobServer: random.weighted(JOB_SERVER_MODES),
+  };
+  if (limits.rows > 1 && random.chance(0.25)) options.stopAfterRow = random.int(1, limits.rows - 1);
+  return { seed, job, rows, options };
+}
+
+/**
+ * A row's value: job, seed and row make it unique in a soak (the sandbox counts a flaky value's requests for
+ * as long as it runs), the marker picks the behaviour. No marker of the sandbox is part of the prefix.
+ */
+function rowValue(job: SoakJob, seed: number, index: number, behaviour: Behaviour): string {
+  const prefix = `${job === "A" ? "FCR" : "CNTU"}${seed}X${index}`;
+  return behaviour.marker === "" ? prefix : `${prefix}-${behaviour.marker}`;
+}
+
+/** The draw in a few words, for the report: options, then the behaviours other than "normal" by count. */
+export function drawSummary(plan: SoakPlan): string {
+  const { options } = plan;
+  const counts = new Map<string, number>();
+  for (const row of plan.rows) {
+    if (row.behaviour.name !== "normal") {
+      counts.set(row.behaviour.name, (counts.get(row.behaviour.name) ?? 0) + 1);
+    }
+  }
+  const parts = [
+    `${plan.rows.length} rows`,
+    `c${options.concurrency}`,
+    `r${options.retries}`,
+    ...(options.failOnRowErrors ? ["fail-on-row-errors"] : []),
+    ...(options.stopAfterRow === undefined ? [] : [`stop after ${options.stopAfterRow} + resume`]),
+    ...(options.jobServer === "ok" ? [] : [`job server ${options.jobServer}`]),
+  ];
+  const special = [...counts].map(([name, count]) => count > 1 ? `${name}×${count}` : name).join(" ");
+  return `${parts.join(", ")}${special === "" ? "" : `; ${special}`}`;
+}

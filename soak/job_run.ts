@@ -1,0 +1,250 @@
+/**
+ * One run of the real job, as a subprocess with the flags of its task (`deno run -P=job …`), against real
+ * Chromium and the local sandbox, its pauses off. While it runs the soak plays its part: it creates the stop
+ * file once the drawn row has ended, kills a renderer or the browser when a kill page asks for it, and
+ * samples the memory of the job and its browser tree.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import {
+  KILL_FINGERPRINT_BYTES,
+  type KillCase,
+  type RecordedRequest,
+  type Sandbox,
+} from "../fixtures/sandbox.ts";
+import { HOLD_PATH } from "../fixtures/sandbox/holding_pages.ts";
+import { stopFileName } from "../lib/file_names.ts";
+import { collectText, jobCommandArgs, ROOT } from "../tests/helpers/job_process.ts";
+import {
+  browserProcessesUnder,
+  isMainBrowser,
+  killFingerprintedRenderer,
+  killOurs,
+} from "../tests/helpers/processes.ts";
+import { MarkedProcesses, processMemory } from "../bench/harness/proc_stats.ts";
+import type { SoakJob } from "./behaviours.ts";
+import type { SoakPlan } from "./draw.ts";
+import { loggedEnds } from "./log_lines.ts";
+
+/** Where a soak run lives: the job's output folder and its TMPDIR (every browser process names it). */
+export interface RunFolder {
+  out: string;
+  tmp: string;
+}
+
+/** One memory sample. */
+export interface RssSample {
+  /** Rows the log shows as ended so far. */
+  rowsDone: number;
+  /** The job's Deno process, bytes. */
+  job: number;
+  /** The job's browser tree, summed, bytes. */
+  browser: number;
+}
+
+/** What one job process did, seen from outside. */
+export interface JobRunRecord {
+  code: number;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+  /** Rows whose renderer or browser the soak killed, and how. */
+  killed: Map<number, KillCase>;
+  /** Kills a page asked for that the soak could not deliver, with the reason. */
+  killsMissed: string[];
+  /** Whether the soak created the stop file. */
+  stopFileCreated: boolean;
+  samples: RssSample[];
+  /** The job server's requests during the run, for its job id. */
+  serverRequests: RecordedRequest[];
+  /** The requests that ask for each row's page (see {@linkcode rowRequests}) during the run, by row index. */
+  rowRequests: Map<number, number>;
+}
+
+/** What a run needs from the soak. */
+export interface JobRunInput {
+  sandbox: Sandbox;
+  plan: SoakPlan;
+  folder: RunFolder;
+  jobId: string;
+  resume: boolean;
+  /** Create the stop file once this row has ended. */
+  stopAfterRow?: number;
+  /** Values whose kill was delivered already in this soak: a page is killed once, its retry lives. */
+  killedValues: Set<string>;
+}
+
+const POLL_MS = 25;
+const SAMPLE_MS = 500;
+
+/** The job's command-line arguments for this run. */
+export function jobArgs(input: JobRunInput, csv: string): string[] {
+  const { sandbox, plan, folder, jobId } = input;
+  const site = plan.job === "A"
+    ? [
+      `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
+      `--reporting-url=${sandbox.reportingUrl}`,
+      `--frame-selector=${sandbox.frameSelector}`,
+      "--consent-timeout=0.1",
+    ]
+    : [`--port-url=${sandbox.portUrl}`];
+  const { options } = plan;
+  return [
+    csv,
+    folder.out,
+    jobId,
+    sandbox.apiBaseUrl,
+    "soak-user",
+    "0",
+    ...site,
+    "--pause-scale=0",
+    // Shorter than the sandbox's slow answers (3 s): a hanging server costs a row 2 s, not 30.
+    "--http-timeout=2",
+    // Not shorter: on a loaded 2-core host a plain report took over 2 s to load, and a page printed before
+    // it arrived is blank (seed 3, Job B, 40 rows): the wait must outlast the host, only the holds may not.
+    "--wait-timeout=5",
+    `--concurrency=${options.concurrency}`,
+    `--retries=${options.retries}`,
+    ...(options.failOnRowErrors ? ["--fail-on-row-errors"] : []),
+    ...(input.resume ? ["--resume"] : []),
+  ];
+}
+
+/** The input CSV of a plan. */
+export function planCsv(plan: SoakPlan): string {
+  const header = plan.job === "A" ? "FCR Number,INVOICE_NO" : "container_number,invoice_no";
+  return [header, ...plan.rows.map((row) => `${row.value},${row.invoice}`)].join("\n") + "\n";
+}
+
+/** Runs the job once to its end. */
+export async function runJobOnce(input: JobRunInput): Promise<JobRunRecord> {
+  const { sandbox, plan, folder, jobId } = input;
+  const csv = join(folder.out, "..", "rows.csv");
+  await Deno.writeTextFile(csv, planCsv(plan));
+  const serverBefore = sandbox.requests.jobServer.length;
+  const pages = pageRequests(sandbox, plan.job);
+  const pagesBefore = pages.length;
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: jobCommandArgs(plan.job === "A" ? "shipment" : "port", jobArgs(input, csv)),
+    cwd: ROOT,
+    env: { NO_COLOR: "1", TMPDIR: folder.tmp },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stdout = collectText(child.stdout);
+  const stderr = new Response(child.stderr).text();
+  let exited = false;
+  const status = child.status.finally(() => exited = true);
+  const record: JobRunRecord = {
+    code: 0,
+    stdout: "",
+    stderr: "",
+    seconds: 0,
+    killed: new Map(),
+    killsMissed: [],
+    stopFileCreated: false,
+    samples: [],
+    serverRequests: [],
+    rowRequests: new Map(),
+  };
+  const byValue = new Map(plan.rows.map((row) => [row.value, row.index]));
+  const browserTree = new MarkedProcesses(folder.tmp, [child.pid]);
+  let nextSample = 0;
+  let seenPages = pagesBefore;
+  while (!exited) {
+    const ends = loggedEnds(stdout.text());
+    if (
+      input.stopAfterRow !== undefined && !record.stopFileCreated &&
+      ends.some((end) => end.index >= input.stopAfterRow!)
+    ) {
+      await Deno.writeTextFile(join(folder.out, stopFileName(jobId)), "");
+      record.stopFileCreated = true;
+    }
+    for (; seenPages < pages.length; seenPages++) {
+      const request = pages[seenPages]!;
+      const kill = killAsked(request);
+      if (kill === undefined || input.killedValues.has(request.query.value!)) continue;
+      input.killedValues.add(request.query.value!);
+      const missed = await deliverKill(kill, folder.tmp);
+      const index = byValue.get(request.query.value!);
+      if (missed !== undefined) record.killsMissed.push(`row ${index}: ${missed}`);
+      else if (index !== undefined) record.killed.set(index, kill);
+    }
+    if (performance.now() >= nextSample) {
+      nextSample = performance.now() + SAMPLE_MS;
+      const job = processMemory(child.pid)?.rss ?? 0;
+      // From the first row on: the job's start-up is not what the samples are for.
+      if (job > 0 && ends.length > 0) {
+        record.samples.push({ rowsDone: ends.length, job, browser: browserTree.sumRss() });
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  const [{ code }, errText] = await Promise.all([status, stderr, stdout.done]);
+  record.code = code;
+  record.stdout = stdout.text();
+  record.stderr = errText;
+  record.seconds = (performance.now() - started) / 1000;
+  record.serverRequests = sandbox.requests.jobServer.slice(serverBefore).filter((r) => r.jobId === jobId);
+  for (const request of pages.slice(pagesBefore)) {
+    const index = byValue.get(rowValueOf(request, plan.job) ?? "");
+    if (index !== undefined) record.rowRequests.set(index, (record.rowRequests.get(index) ?? 0) + 1);
+  }
+  return record;
+}
+
+/** The requests of the sandbox server that serves the job's row pages. */
+function pageRequests(sandbox: Sandbox, job: SoakJob): RecordedRequest[] {
+  return job === "A" ? sandbox.requests.portal : sandbox.requests.port;
+}
+
+/**
+ * The value of the row a request asks the page of: Job A's shipment page (GET /<fcr>), Job B's search (the
+ * POST the flaky answers count). Undefined for every other request.
+ */
+export function rowValueOf(request: RecordedRequest, job: SoakJob): string | undefined {
+  if (job === "B") {
+    return request.method === "POST" ? request.form?.containerLocation : undefined;
+  }
+  if (request.method !== "GET" || request.path === "/" || request.path.startsWith("/__")) return undefined;
+  try {
+    return decodeURIComponent(request.path.slice(1));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Counts the row-page requests among `requests`, by row value. */
+export function rowRequestCounts(sandbox: Sandbox, job: SoakJob): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const request of pageRequests(sandbox, job)) {
+    const value = rowValueOf(request, job);
+    if (value !== undefined) counts.set(value, (counts.get(value) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** The kill a kill page's hold request asks for. */
+function killAsked(request: RecordedRequest): KillCase | undefined {
+  if (request.path !== `${HOLD_PATH}/block` || request.query.value === undefined) return undefined;
+  const phase = request.query.phase ?? "";
+  return phase.startsWith("kill-") ? phase.slice("kill-".length) as KillCase : undefined;
+}
+
+/**
+ * Kills the browser (its main process) or the renderer that holds a kill page's memory fingerprint, among
+ * the processes of this run only. Returns why it could not, or undefined once done.
+ */
+async function deliverKill(kill: KillCase, marker: string): Promise<string | undefined> {
+  const processes = await browserProcessesUnder(marker);
+  if (kill === "browserDuringRow") {
+    const main = processes.filter(isMainBrowser);
+    if (main.length !== 1) return `${main.length} main browser processes`;
+    return killOurs(main[0]!.pid, marker) ? undefined : "the browser was gone";
+  }
+  // The page filled its fingerprint before it asked for the hold.
+  return await killFingerprintedRenderer(marker, KILL_FINGERPRINT_BYTES);
+}

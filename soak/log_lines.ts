@@ -1,0 +1,38 @@
+/**
+ * Reading a job's log back: the lines that name a row ("Row 3/40 (…): …"), and how each row ended.
+ *
+ * @module
+ */
+import type { RowStatus } from "../lib/run/row_result.ts";
+
+/** How a row ended, as its last log line says. */
+export interface LoggedEnd {
+  index: number;
+  status: RowStatus;
+  /** The row was already present under `--resume`. */
+  present: boolean;
+  /** The failure's text; set on error only. */
+  error?: string;
+}
+
+const ROW_LINE = /\bRow (\d+)\/\d+ \(/;
+const ENDED = /\bRow (\d+)\/\d+ \(.*?\): (saved .*|already present as .*|failed: (.*))$/;
+
+/** The row index of every line that names a row, in the order of the log. */
+export function rowLineIndexes(log: string): number[] {
+  return log.split("\n").flatMap((line) => {
+    const match = ROW_LINE.exec(line);
+    return match ? [Number(match[1])] : [];
+  });
+}
+
+/** Every row end the log holds, in the order of the log. */
+export function loggedEnds(log: string): LoggedEnd[] {
+  return log.split("\n").flatMap((line): LoggedEnd[] => {
+    const match = ENDED.exec(line);
+    if (!match) return [];
+    const index = Number(match[1]);
+    if (match[3] !== undefined) return [{ index, status: "error", present: false, error: match[3] }];
+    return [{ index, status: "success", present: match[2]!.startsWith("already present") }];
+  });
+}

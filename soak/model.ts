@@ -1,0 +1,90 @@
+/**
+ * The model: for a drawn run and what the soak did to it (which rows it killed, which requests the sandbox
+ * had already answered, which PDFs a stopped run left), what the job must do: each row's status, the exit
+ * code, and what the job server receives.
+ *
+ * @module
+ */
+import type { JobServerMode } from "../fixtures/sandbox.ts";
+import type { RowStatus } from "../lib/run/row_result.ts";
+import type { TryBudget } from "./behaviours.ts";
+import type { DrawnRow, SoakPlan } from "./draw.ts";
+
+/** What the model knows of one run besides its plan. */
+export interface RunFacts {
+  /** `--resume` run: the rows whose PDF the stopped run left (they count as successes, not captured). */
+  present: ReadonlySet<number>;
+  /** Requests the sandbox answered for each row's value before this run, by row index. */
+  priorRequests: ReadonlyMap<number, number>;
+  /** Rows whose renderer or browser the soak killed in this run. */
+  killed: ReadonlySet<number>;
+  /** Whether the soak killed the whole browser in this run (rows in progress then may fail too). */
+  browserKilled: boolean;
+}
+
+/** One row's predicted outcome. */
+export interface RowPrediction {
+  index: number;
+  status: RowStatus;
+  /** Already in the output folder: logged as present, never asked of the sandbox. */
+  present: boolean;
+  /**
+   * The browser was killed in this run, no retry left for it: the row may also have been in progress then
+   * and failed because the browser was gone (an error naming the browser, nothing else).
+   */
+  mayFailWithBrowser: boolean;
+}
+
+/** What the job server must receive from a run that finished (a stopped run sends nothing). */
+export interface ServerPrediction {
+  /** The calls in order: Job B uploads the results CSV, then the log; both then complete. */
+  calls: ("upload results" | "upload log" | "complete")[];
+}
+
+/** The whole prediction of one run. */
+export interface Prediction {
+  rows: RowPrediction[];
+  server: ServerPrediction;
+}
+
+/** How a row's status is predicted; tests hand the soak a wrong one to see that it is caught. */
+export type RowModel = (row: DrawnRow, budget: TryBudget) => RowStatus;
+
+/** The real model: the behaviour's own rule. */
+export const rowModel: RowModel = (row, budget) => row.behaviour.status(budget);
+
+/** Predicts a run that goes through all its rows. */
+export function predictRun(plan: SoakPlan, facts: RunFacts, model: RowModel = rowModel): Prediction {
+  const rows = plan.rows.map((row): RowPrediction => {
+    const present = facts.present.has(row.index);
+    const budget: TryBudget = {
+      retries: plan.options.retries,
+      priorRequests: facts.priorRequests.get(row.index) ?? 0,
+      killed: facts.killed.has(row.index),
+    };
+    return {
+      index: row.index,
+      status: present ? "success" : model(row, budget),
+      present,
+      mayFailWithBrowser: facts.browserKilled && plan.options.retries === 0 && !present,
+    };
+  });
+  return { rows, server: { calls: serverCalls(plan.job, plan.options.jobServer) } };
+}
+
+/**
+ * Job B uploads its results CSV and its log and always reports completion; Job A uploads its log and reports
+ * completion only once the log is stored (a failing or hanging server stores nothing).
+ */
+function serverCalls(job: SoakPlan["job"], mode: JobServerMode): ServerPrediction["calls"] {
+  if (job === "B") return ["upload results", "upload log", "complete"];
+  return mode === "ok" ? ["upload log", "complete"] : ["upload log"];
+}
+
+/**
+ * The exit code of a finished run with these statuses: 3 under `--fail-on-row-errors` when a row failed,
+ * else 0.
+ */
+export function exitCodeFor(plan: SoakPlan, statuses: readonly RowStatus[]): number {
+  return plan.options.failOnRowErrors && statuses.includes("error") ? 3 : 0;
+}

@@ -1,0 +1,44 @@
+/**
+ * What a finished job process left behind: its PDFs (with their text), any other file in its output folder,
+ * anything in its TMPDIR, and any process of its browser tree still alive.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { stopFileName } from "../lib/file_names.ts";
+import { pdfText } from "../tests/helpers/job_process.ts";
+import { browserProcessesLeft } from "../tests/helpers/processes.ts";
+import type { RunFolder } from "./job_run.ts";
+
+/** The state of a run's folders after the job exited. */
+export interface RunState {
+  /** PDF name → its text (`pdftotext -layout`). */
+  pdfs: Map<string, string>;
+  /** Files in the output folder that are neither PDFs nor the stop file (a partial PDF, say). */
+  otherOutputs: string[];
+  /** Entries left in the job's TMPDIR (its run folder, a report file). */
+  tmpLeft: string[];
+  /** Processes whose command line names the run's TMPDIR, still alive 3 s after the job's exit. */
+  processesLeft: number[];
+}
+
+/** Reads the state of `folder` after a run of job `jobId`. */
+export async function collectRunState(folder: RunFolder, jobId: string): Promise<RunState> {
+  const pdfs = new Map<string, string>();
+  const otherOutputs: string[] = [];
+  for await (const entry of Deno.readDir(folder.out)) {
+    if (entry.name.endsWith(".pdf") && entry.isFile) {
+      pdfs.set(
+        entry.name,
+        await pdfText(join(folder.out, entry.name)).catch((error) => `unreadable: ${error}`),
+      );
+    } else if (entry.name !== stopFileName(jobId)) otherOutputs.push(entry.name);
+  }
+  const tmpLeft = (await Array.fromAsync(Deno.readDir(folder.tmp))).map((entry) => entry.name).sort();
+  return {
+    pdfs,
+    otherOutputs: otherOutputs.sort(),
+    tmpLeft,
+    processesLeft: await browserProcessesLeft(folder.tmp),
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * The soak: for each seed and job, draw a run, run the real job against the local sandbox (twice when the
+ * draw stops it: the stopped run, then the same run with `--resume`), and check what it did against the
+ * model and the invariants.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { type Sandbox, startSandbox, writeLocalSecretFiles } from "../fixtures/sandbox.ts";
+import { stopFileName } from "../lib/file_names.ts";
+import type { SoakJob } from "./behaviours.ts";
+import { checkRun, pdfName as pdfNameOf } from "./checks.ts";
+import { drawRun, type SoakPlan } from "./draw.ts";
+import {
+  type JobRunRecord,
+  rowRequestCounts,
+  type RssSample,
+  type RunFolder,
+  runJobOnce,
+} from "./job_run.ts";
+import { predictRun, type RowModel, rowModel, type RunFacts } from "./model.ts";
+import { collectRunState } from "./run_state.ts";
+
+/** What to soak. */
+export interface SoakOptions {
+  jobs: readonly SoakJob[];
+  /** Seeds in order; with `minutes`, the soak stops taking more once the time is up. */
+  seeds: Iterable<number>;
+  rows: number;
+  /** Every run at this `--concurrency`; drawn 1–4 otherwise. */
+  concurrency?: number;
+  minutes?: number;
+  /** The row model (tests hand in a wrong one). */
+  model?: RowModel;
+  /** Called after each job process exits, before its folders are read (tests tamper with them here). */
+  afterJob?: (folder: RunFolder, plan: SoakPlan) => Promise<void>;
+  /** Told each run's result as soon as it is known. */
+  onResult?: (result: SoakRunResult) => void;
+}
+
+/** The outcome of one drawn run (one job process, or a stopped one and its resume). */
+export interface SoakRunResult {
+  plan: SoakPlan;
+  /** Empty: PASS. */
+  discrepancies: string[];
+  seconds: number;
+  samples: RssSample[];
+  /** Kills the draw asked for that could not be delivered (the rows then ran unharmed). */
+  killsMissed: string[];
+  /** Where the run's files are, kept when it had discrepancies. */
+  folder?: string;
+}
+
+/** A secret the hostile pages reach for: in no PDF, ever. */
+const SECRET = "SOAK-LOCAL-SECRET-7f3a9c";
+
+/** Runs the soak; the results come in the order of the runs. */
+export async function runSoak(options: SoakOptions): Promise<SoakRunResult[]> {
+  const secretDir = await Deno.makeTempDir({ prefix: "soak-secret-" });
+  const localFileUrl = await writeLocalSecretFiles(secretDir, SECRET);
+  await using sandbox = await startSandbox({ slowMs: 3000, fontDelayMs: 1000, localFileUrl });
+  // Longer than the job's --http-timeout: "slow" is a job server that hangs.
+  sandbox.jobServer.slowMs = 3000;
+  const killedValues = new Set<string>();
+  const results: SoakRunResult[] = [];
+  const deadline = options.minutes === undefined ? Infinity : Date.now() + options.minutes * 60_000;
+  try {
+    for (const seed of options.seeds) {
+      for (const job of options.jobs) {
+        if (Date.now() >= deadline) return results;
+        const plan = drawRun(seed, job, {
+          rows: options.rows,
+          ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+        });
+        const result = await soakOne(sandbox, plan, killedValues, options);
+        results.push(result);
+        options.onResult?.(result);
+      }
+    }
+  } finally {
+    await Deno.remove(secretDir, { recursive: true });
+  }
+  return results;
+}
+
+async function soakOne(
+  sandbox: Sandbox,
+  plan: SoakPlan,
+  killedValues: Set<string>,
+  options: SoakOptions,
+): Promise<SoakRunResult> {
+  const dir = await Deno.makeTempDir({ prefix: "soak-" });
+  const folder: RunFolder = { out: join(dir, "out"), tmp: join(dir, "tmp") };
+  await Deno.mkdir(folder.out);
+  await Deno.mkdir(folder.tmp);
+  const jobId = `soak-${plan.job}${plan.seed}`;
+  sandbox.jobServer.mode = plan.options.jobServer;
+  const started = performance.now();
+  const discrepancies: string[] = [];
+  const samples: RssSample[] = [];
+  const killsMissed: string[] = [];
+  let runs = 0;
+  const run = async (resume: boolean, stopAfterRow?: number) => {
+    const prior = priorRequests(sandbox, plan);
+    const record = await runJobOnce({
+      sandbox,
+      plan,
+      folder,
+      jobId,
+      resume,
+      killedValues,
+      ...(stopAfterRow === undefined ? {} : { stopAfterRow }),
+    });
+    // Kept beside the run's folders: a failing run's files are left for a look.
+    await Deno.writeTextFile(
+      join(dir, `job-${++runs}.log`),
+      `${record.stdout}\n--- stderr:\n${record.stderr}`,
+    );
+    await options.afterJob?.(folder, plan);
+    samples.push(...record.samples);
+    killsMissed.push(...record.killsMissed);
+    return { record, prior, state: await collectRunState(folder, jobId) };
+  };
+  const check = (
+    { record, prior, state }: Awaited<ReturnType<typeof run>>,
+    present: ReadonlySet<number>,
+    ending: "finished" | "stopped",
+  ) => {
+    const prediction = predictRun(plan, facts(record, prior, present), options.model ?? rowModel);
+    return checkRun({ plan, prediction, record, state, secret: SECRET, ending });
+  };
+
+  const stopAfter = plan.options.stopAfterRow;
+  if (stopAfter === undefined) discrepancies.push(...check(await run(false), new Set(), "finished"));
+  else {
+    const first = await run(false, stopAfter);
+    discrepancies.push(...check(first, new Set(), "stopped").map((line) => `stopped run: ${line}`));
+    await Deno.remove(join(folder.out, stopFileName(jobId))).catch(() => {});
+    const present = new Set(
+      plan.rows.filter((row) => first.state.pdfs.has(pdfNameOf(row))).map((row) => row.index),
+    );
+    const second = await run(true);
+    discrepancies.push(...check(second, present, "finished"));
+    for (const index of present) {
+      const asked = second.record.rowRequests.get(index) ?? 0;
+      if (asked > 0) {
+        discrepancies.push(`row ${index}: present after the stop, yet asked for again on --resume`);
+      }
+    }
+  }
+  const result: SoakRunResult = {
+    plan,
+    discrepancies,
+    seconds: (performance.now() - started) / 1000,
+    samples,
+    killsMissed,
+  };
+  if (discrepancies.length > 0) result.folder = dir;
+  else await Deno.remove(dir, { recursive: true });
+  return result;
+}
+
+/** The sandbox's row-page requests so far, by row index of `plan`. */
+function priorRequests(sandbox: Sandbox, plan: SoakPlan): Map<number, number> {
+  const counts = rowRequestCounts(sandbox, plan.job);
+  return new Map(plan.rows.map((row) => [row.index, counts.get(row.value) ?? 0]));
+}
+
+function facts(record: JobRunRecord, prior: Map<number, number>, present: ReadonlySet<number>): RunFacts {
+  return {
+    present,
+    priorRequests: prior,
+    killed: new Set(record.killed.keys()),
+    browserKilled: [...record.killed.values()].includes("browserDuringRow"),
+  };
+}
