@@ -62,12 +62,12 @@ for (const { kill, concurrency, retries } of CASES) {
       env: dir.env,
       whileRunning: async () => {
         const requests = sandbox.requests.port;
-        // 30 s: a hang guard; the job gets there in 1–3 s.
-        await waitUntil(() => requests.some((r) => r.query.phase === phase), 30_000, `row 2 in ${phase}`);
+        // 90 s: a hang guard; the job gets there in 1–3 s on a quiet host (30 s was seen at a load average of 25).
+        await waitUntil(() => requests.some((r) => r.query.phase === phase), 90_000, `row 2 in ${phase}`);
         if (concurrency > 1) {
           await waitUntil(
             () => requests.filter((r) => r.path.startsWith(WEB_FONT_PATH)).length >= 2,
-            30_000,
+            90_000,
             "rows 1 and 3 waiting for their fonts",
           );
         }
