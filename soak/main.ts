@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { parseArgs } from "node:util";
 import type { SoakJob } from "./behaviours.ts";
 import { runLine, totalsText } from "./report.ts";
 import { runSoak, type SoakOptions } from "./soak.ts";
@@ -24,20 +25,31 @@ export interface SoakCommand {
 
 /** Parses the command line (`--name value` or `--name=value`). @throws {Error} with a one-line message */
 export function parseSoakArgs(args: readonly string[]): SoakCommand {
-  const values = new Map<string, string>();
-  let pool = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--pool") {
-      pool = true;
-      continue;
-    }
-    const match = /^--(job|rows|seed|seeds|concurrency|minutes)(?:=(.*))?$/.exec(arg);
-    if (!match) throw new Error(`unknown argument ${arg}`);
-    const value = match[2] ?? args[++i];
-    if (value === undefined) throw new Error(`--${match[1]} needs a value`);
-    values.set(match[1]!, value);
+  const text = { type: "string" } as const;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: {
+        job: text,
+        rows: text,
+        seed: text,
+        seeds: text,
+        concurrency: text,
+        minutes: text,
+        pool: { type: "boolean" },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    // node:util's messages span lines and name its own option syntax: one line is enough.
+    throw new Error(String(error instanceof Error ? error.message : error).split("\n")[0]);
   }
+  const values = new Map(
+    Object.entries(parsed.values).filter(([, v]) => typeof v === "string") as [string, string][],
+  );
+  const pool = parsed.values.pool === true;
   const count = (name: string, min: number, max = Number.MAX_SAFE_INTEGER) => {
     const text = values.get(name);
     if (text === undefined) return undefined;

@@ -31,7 +31,9 @@ Deno.test("soak command line: names of INTERFACE.md, one-line errors", () => {
   assert.deepEqual(parseSoakArgs([]).jobs, ["A", "B"]);
   assert.throws(() => parseSoakArgs(["--seed", "1", "--seeds", "1-2"]), /not both/);
   assert.throws(() => parseSoakArgs(["--job", "C"]), /A or B/);
-  assert.throws(() => parseSoakArgs(["--rows", "-1"]), /whole number/);
+  assert.throws(() => parseSoakArgs(["--rows=-1"]), /whole number/);
+  assert.throws(() => parseSoakArgs(["--rows", "-1"]), /^Error: Option '--rows' argument is ambiguous/);
+  assert.throws(() => parseSoakArgs(["--speed", "2"]), /^Error: Unknown option '--speed'/);
 });
 
 Deno.test("a short soak of fixed seeds: every outcome as the model says", async () => {
