@@ -91,10 +91,13 @@ export class Browser implements AsyncDisposable {
    * @throws whatever opening the new tab throws: then the browser itself is not to be trusted.
    */
   async replaceTab(index: number): Promise<void> {
-    const old = this.#tabs[index]!;
-    const opened = old.close().then(() => this.#openTab(index));
-    this.#replacing = opened.catch(() => {});
-    this.#tabs[index] = await opened;
+    const replacing = (async () => {
+      await this.#tabs[index]!.close();
+      this.#tabs[index] = await this.#openTab(index);
+    })();
+    // Settles once the new tab is in the list, so the lockdown then knows it for the job's.
+    this.#replacing = replacing.catch(() => {});
+    await replacing;
   }
 
   /** The job's first tab (its only one without `--concurrency`). */
