@@ -242,6 +242,31 @@ Deno.test("tracking portal: shipment pages with, without and with a late frame",
   assert.match(late, /setTimeout\([^]*reportco-tracking-frame[^]*1500\)/);
 });
 
+Deno.test("tracking portal: a HOMEFRAME frame's first page is the portal's own, held until the search when asked", async () => {
+  await using sb = await startSandbox();
+  const fcr = "CPH-LATEFRAME-HOMEFRAME-1";
+  const [, page] = await text(`${sb.trackingPortalUrl}/${fcr}`);
+  assert.ok(page.includes(`src=\\"/_frame/initial?fcr=${fcr}\\"`), page);
+  const [status, first] = await text(`${sb.trackingPortalUrl}/_frame/initial?fcr=${fcr}`);
+  assert.equal(status, 200);
+  assert.match(first, /Tracking details are on their way/);
+
+  sb.options.frameHomeAfterSearchMs = 50;
+  let answeredAt = 0;
+  const held = text(`${sb.trackingPortalUrl}/_frame/initial?fcr=${fcr}`).then(() =>
+    answeredAt = performance.now()
+  );
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(answeredAt, 0, "held until the search");
+  const searchedAt = performance.now();
+  await (await search(sb, fcr)).body?.cancel();
+  await held;
+  assert.ok(
+    answeredAt - searchedAt >= 49, // timers round to the ms
+    `answered ${answeredAt - searchedAt} ms after the search`,
+  );
+});
+
 Deno.test("reporting site: default search redirects to the detail id", async () => {
   await using sb = await startSandbox();
   const fcr = "CPH 2026/101";

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
 import { shipmentPrintParams } from "../lib/browser/print_options.ts";
 import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
+import type { FrameElement } from "../lib/browser/frame_element.ts";
 import { pdfText, waitUntil } from "./helpers/job_process.ts";
 import { withBusyThreads } from "./helpers/busy_threads.ts";
 import { TabFixture } from "./helpers/browser_fixture.ts";
@@ -190,6 +191,61 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
         );
         assert.deepEqual(tab.frameUrls(), [detail], `attempt ${i + 1}`);
       }
+    },
+  );
+
+  await t.step(
+    "a frame's first page (relative src) committing and loading after the wait read the frame: ends on the new page",
+    async () => {
+      // Issue 19: a frame the page had just added, whose first page (the portal's own, relative in the
+      // markup) committed after pointFrameAt had read the frame's state, was taken for the new page. The race
+      // is made certain: the first page is held by the server until the moment the frame is pointed.
+      const held = Promise.withResolvers<void>();
+      site.route("/frame-home", async () => {
+        await held.promise;
+        return htmlResponse("<!doctype html><p>Frame home 3030</p>");
+      });
+      site.html(
+        "/adds-home-frame",
+        `<!doctype html><h1>Portal 66</h1><div id="slot"></div><script>addEventListener("load", () =>
+          document.getElementById("slot").innerHTML = '<iframe id="homed" src="/frame-home"></iframe>');</script>`,
+      );
+      assert.equal(await tab.navigate(site.url("/adds-home-frame"), 5_000), true);
+      assert.equal(await tab.waitForSelector("#homed", 5_000), true);
+      await waitUntil(
+        () => site.requestsTo("/frame-home").length > 0,
+        5_000,
+        "the frame asks for its first page",
+      );
+      const element = tab.frameElement("#homed");
+      let frameId = "";
+      const racing: FrameElement = {
+        ...element,
+        owner: async () => {
+          const owner = await element.owner();
+          frameId = owner?.frameId ?? "";
+          return owner;
+        },
+        point: async (url) => {
+          if (frameId !== "") {
+            // Once: the first page is answered, commits and loads, and only then is the frame pointed.
+            const first = frameId;
+            frameId = "";
+            held.resolve();
+            await waitUntil(
+              () => element.frames.frame(first)?.loaded === true,
+              5_000,
+              "the first page loads",
+            );
+          }
+          return element.point(url);
+        },
+      };
+      const detail = otherSite.url("/detail", "localhost");
+      assert.equal(await pointFrameAt(racing, detail, 5_000), "loaded");
+      assert.deepEqual(tab.frameUrls(), [detail]);
+      await printPdfFile(tab, out, "home-frame.pdf", params, 10_000);
+      assert.match(await pdfText(`${out}/home-frame.pdf`), /Detail text from the other site 4242/);
     },
   );
 });

@@ -13,8 +13,8 @@ const QUICK_CALL_MS = 10_000;
 
 /** One frame element of a tab (from `Tab.frameElement`), and the tab's frames to follow it by. */
 export interface FrameElement {
-  /** The frame id and `src` of the frame element, or undefined when there is none. */
-  owner(): Promise<{ frameId: string; src: string } | undefined>;
+  /** The frame id of the frame element, or undefined when there is none. */
+  owner(): Promise<{ frameId: string } | undefined>;
   /** Sets the frame element's `src` to `url` (as data, never as script). */
   point(url: string): Promise<unknown>;
   /** The tab's child frames, as its frame tracker follows them. */
@@ -28,11 +28,11 @@ export interface FrameElement {
   untilGone<T>(promise: Promise<T>): Promise<T>;
 }
 
-/** The frame id and `src` of the frame element matched by `selector`, or undefined when there is none. */
+/** The frame id of the frame element matched by `selector`, or undefined when there is none. */
 export async function frameOwner(
   send: SessionSend,
   selector: string,
-): Promise<{ frameId: string; src: string } | undefined> {
+): Promise<{ frameId: string } | undefined> {
   const objectGroup = "capture-jobs-frame-owner";
   const found = await send(
     "Runtime.evaluate",
@@ -47,14 +47,7 @@ export async function frameOwner(
   try {
     if (found.exceptionDetails || objectId === undefined) return undefined;
     const { node } = await send("DOM.describeNode", { objectId }, QUICK_CALL_MS);
-    if (typeof node.frameId !== "string") return undefined;
-    // Attributes come as [name, value, name, value, …].
-    const attributes = node.attributes ?? [];
-    let src = "";
-    for (let i = 0; i + 1 < attributes.length; i += 2) {
-      if (attributes[i] === "src") src = attributes[i + 1]!;
-    }
-    return { frameId: node.frameId, src };
+    return typeof node.frameId === "string" ? { frameId: node.frameId } : undefined;
   } finally {
     if (objectId !== undefined) {
       send("Runtime.releaseObjectGroup", { objectGroup }, QUICK_CALL_MS).catch(() => {});

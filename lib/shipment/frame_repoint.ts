@@ -13,7 +13,7 @@ import type { ChildFrame } from "../browser/frame_tracker.ts";
 /** How re-pointing a frame ended. */
 export type FrameLoad = "loaded" | "timed out" | "no frame";
 
-/** How often a frame whose earlier address won over the new one is pointed at the new one again. */
+/** How often a frame that ended on another address than the new one is pointed at the new one again. */
 export const MAX_FRAME_REPOINTS = 2;
 
 /** What to do after a change of the frame: it shows the new address, point it again, or keep waiting. */
@@ -21,14 +21,6 @@ export type RepointStep = "resolved" | "point again" | "wait";
 
 /** What {@linkcode repointStep} compares the frame's state now with. */
 export interface RepointContext {
-  /**
-   * The frame as the tracker held it when it was first pointed (undefined for a frame that had reported
-   * nothing yet). It is the tracker's own object: a frame that was still being asked what it shows settles in
-   * it, a later commit replaces it.
-   */
-  before: Pick<ChildFrame, "requested"> | undefined;
-  /** The `src` in the frame element's markup when it was first pointed. */
-  markup: string;
   /** The new address, normalized (`new URL(url).href`). */
   target: string;
   /** The frame's commits and stops when it was last pointed. */
@@ -39,7 +31,7 @@ export interface RepointContext {
 
 /** The decision after a change of the frame whose state is now `now` (undefined: the frame is unknown). */
 export function repointStep(context: RepointContext, now: Readonly<ChildFrame> | undefined): RepointStep {
-  const { before, markup, target, since, repoints } = context;
+  const { target, since, repoints } = context;
   const again = repoints < MAX_FRAME_REPOINTS ? "point again" : "wait";
   // The frame stopped loading without a new document: the request to leave went to the frame while it
   // was moving into a process of its own and was lost there (seen under load). Point it again.
@@ -48,13 +40,13 @@ export function repointStep(context: RepointContext, now: Readonly<ChildFrame> |
   // the empty document a new frame starts with does not.
   if (now === undefined || now.commits <= since.commits || !now.loaded || !now.settled) return "wait";
   if (now.requested === "" || now.requested === "about:blank") return "wait";
-  if (now.requested === target || (now.requested !== before?.requested && now.requested !== markup)) {
-    return "resolved";
-  }
-  // The address in its markup, still on its way when the frame was pointed elsewhere, won (measured:
-  // a frame the page had just added and that was moving into a process of its own kept its first
-  // address about one time in four). Point it again.
-  return again;
+  // Only the new address itself (or its error page, which keeps it as `requested`) is the new document. Any
+  // other is one the frame was already on its way to: the first page of a frame the page had just added,
+  // committing after the frame was read and pointed (issue 19: written relative in the markup, it matched
+  // neither the markup nor what the tracker knew, and was printed as the detail), or one that won over the
+  // new address while the frame moved into a process of its own (measured: about one time in four for a
+  // frame just added). Point it again.
+  return now.requested === target ? "resolved" : again;
 }
 
 /**
@@ -66,8 +58,6 @@ export async function pointFrameAt(tab: FrameElement, url: string, timeoutMs: nu
   if (frame === undefined) return "no frame";
   const before = tab.frames.frame(frame.frameId);
   const context: RepointContext = {
-    before,
-    markup: frame.src,
     target: new URL(url).href,
     since: { commits: before?.commits ?? 0, stops: before?.stops ?? 0 },
     repoints: 0,
