@@ -79,12 +79,13 @@ async function pairJob(sandbox: Sandbox, job: Job, jobId: string, count: number)
 const countWhere = (requests: RecordedRequest[], matches: (request: RecordedRequest) => boolean) =>
   requests.filter(matches).length;
 
-/** Runs `job` with `--concurrency 2` and `flags` through the pair's HAProxy. */
+/** Runs `job` with `--concurrency 2` and `flags` through the pair's HAProxy; its process joins `children`. */
 function runThroughPair(
   sandbox: Sandbox,
   pair: BrowserlessPair,
   job: PairJob,
   flags: string[],
+  children: Deno.ChildProcess[],
 ): Promise<JobRun> {
   const siteFlags = job.job === "A" ? shipmentFlags(sandbox, { "wait-timeout": "10" }) : portFlags(sandbox);
   return runJobProcess(
@@ -100,7 +101,13 @@ function runThroughPair(
       ...flags,
       `--browser-url=${pair.wsUrl}`,
     ],
-    { env: job.dir.env },
+    {
+      env: job.dir.env,
+      whileRunning: (child) => {
+        children.push(child);
+        return Promise.resolve();
+      },
+    },
   );
 }
 
@@ -114,13 +121,17 @@ async function loseAMember(
   const flags = retries ? ["--retries=2"] : ["--fail-on-row-errors"];
   const pair = await startBrowserlessPair({ concurrent: 2, queued: 4, timeoutMs: 30_000, token: TOKEN });
   const watchers = [lost, kept].map((job) => watchPdfRenames(job.dir.out));
+  const children: Deno.ChildProcess[] = [];
+  const runs: Promise<JobRun>[] = [];
   try {
     const sessions = () => Promise.all(pair.members.map(async (member) => (await member.pressure()).running));
     // The survivor's job first: once its session runs on one member, leastconn gives the victim's the other.
-    const keptRun = runThroughPair(sandbox, pair, kept, flags);
+    const keptRun = runThroughPair(sandbox, pair, kept, flags, children);
+    runs.push(keptRun);
     await waitUntil(async () => (await sessions()).includes(1), HANG_GUARD_MS, `Job ${survivor}'s session`);
     const keptMember = (await sessions()).indexOf(1);
-    const lostRun = runThroughPair(sandbox, pair, lost, flags);
+    const lostRun = runThroughPair(sandbox, pair, lost, flags, children);
+    runs.push(lostRun);
     await waitUntil(
       async () => (await sessions()).every((running) => running === 1),
       HANG_GUARD_MS,
@@ -182,6 +193,13 @@ async function loseAMember(
     assert.ok(!lostOutput.includes(TOKEN) && !keptOutput.includes(TOKEN), "the token is never logged");
   } catch (error) {
     console.error(`HAProxy's output:\n${pair.haproxy.output()}`);
+    // A job still running after a failed check is ended, so that it leaves nothing behind.
+    for (const child of children) {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already exited */ }
+    }
+    await Promise.allSettled(runs);
     throw error;
   } finally {
     for (const watcher of watchers) watcher.close();
