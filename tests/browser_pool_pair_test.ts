@@ -9,9 +9,11 @@
  *
  * Time bounds: every row is held 1.5 s in its first phase (Job A's frame comes 1.5 s after load, Job B's
  * report is answered after 1.5 s), so once the victim's rows 3 and 4 are requested both are in progress for
- * 1.5 s more; the kill follows within a 50 ms poll and a scan of /proc. The survivor's job starts first but
- * has half as many rows again, so it is still running when the member is lost (measured: at its rows 5–8 of
- * 16 under a load average of 13). Waits for a job's state (60 s) are hang guards.
+ * 1.5 s more; the kill follows within a 50 ms poll (the member is frozen before its browsers are looked for).
+ * The survivor's job starts first and has two to three times the rows, so it is still running when the
+ * member is lost (measured at a load average of 36 on 2 cores: a survivor Job B at its rows 9–10 while Job A
+ * prepared and ran rows 1–2, hence its 16 rows; a survivor Job A at its rows 5–6 of 12). Waits for a job's state (60 s) are hang guards. The test takes about 1.5 min on
+ * 2 cores at a load average of 5, and stayed under 3 min up to 40.
  */
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
@@ -22,14 +24,15 @@ import { type JobRun, runJobProcess, TestFolder, waitUntil } from "./helpers/job
 import { browserProcessesLeft, isAlive } from "./helpers/processes.ts";
 import { portFlags, shipmentFlags } from "./helpers/site_flags.ts";
 
+type Job = "A" | "B";
+
 const TOKEN = "pair-token-51d7";
 /** How long each row is held in its first phase (Job B's report; Job A's frame is the sandbox's 1.5 s). */
 const ROW_HOLD_MS = 1_500;
-const VICTIM_ROWS = 8;
-const SURVIVOR_ROWS = 12;
+const VICTIM_ROWS = 6;
+/** The survivor's rows: Job B, which has no portal to prepare, runs ahead of a victim Job A by more rows. */
+const SURVIVOR_ROWS: Readonly<Record<Job, number>> = { A: 12, B: 16 };
 const HANG_GUARD_MS = 60_000;
-
-type Job = "A" | "B";
 
 Deno.test("a pool of two behind HAProxy loses a member mid-run: its rows retried or failed, none lost", async (t) => {
   await using sandbox = await startSandbox({ slowMs: ROW_HOLD_MS });
@@ -117,7 +120,7 @@ async function loseAMember(
 ): Promise<void> {
   const survivor: Job = victim === "A" ? "B" : "A";
   const lost = await pairJob(sandbox, victim, `${step}V`, VICTIM_ROWS);
-  const kept = await pairJob(sandbox, survivor, `${step}S`, SURVIVOR_ROWS);
+  const kept = await pairJob(sandbox, survivor, `${step}S`, SURVIVOR_ROWS[survivor]);
   const flags = retries ? ["--retries=2"] : ["--fail-on-row-errors"];
   const pair = await startBrowserlessPair({ concurrent: 2, queued: 4, timeoutMs: 30_000, token: TOKEN });
   const watchers = [lost, kept].map((job) => watchPdfRenames(job.dir.out));
