@@ -17,10 +17,16 @@
  */
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
-import { type RecordedRequest, type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
+import {
+  detailIdFor,
+  detailMarker,
+  type RecordedRequest,
+  type Sandbox,
+  startSandbox,
+} from "../fixtures/sandbox.ts";
 import { type BrowserlessPair, startBrowserlessPair } from "../fixtures/browserless_pair.ts";
 import type { BrowserlessPool } from "../fixtures/browserless.ts";
-import { type JobRun, runJobProcess, TestFolder, waitUntil } from "./helpers/job_process.ts";
+import { type JobRun, pdfText, runJobProcess, TestFolder, waitUntil } from "./helpers/job_process.ts";
 import { browserProcessesLeft, isAlive } from "./helpers/processes.ts";
 import { portFlags, shipmentFlags } from "./helpers/site_flags.ts";
 
@@ -191,6 +197,7 @@ async function loseAMember(
         "the watcher's rename events",
       );
       for (const pdf of saved) assert.equal(watcher.renames.get(pdf), 1, `${pdf} written once`);
+      await assertOwnPages(job, saved);
       assert.deepEqual(await job.dir.tmpEntries(), [], "no local browser was started");
     }
     assert.ok(!lostOutput.includes(TOKEN) && !keptOutput.includes(TOKEN), "the token is never logged");
@@ -268,4 +275,17 @@ function watchPdfRenames(folder: string): { renames: Map<string, number>; close(
     }
   })();
   return { renames, close: () => watcher.close() };
+}
+
+/** Each of `saved` (PDFs of `job`) holds its own row's page: Job A's detail record, Job B's report. */
+async function assertOwnPages(job: PairJob, saved: string[]): Promise<void> {
+  for (const [i, value] of job.values.entries()) {
+    const pdf = job.pdfs[i]!;
+    if (!saved.includes(pdf)) continue;
+    const text = (await pdfText(`${job.dir.out}/${pdf}`)).replace(/\s+/g, " ");
+    const own = job.job === "A"
+      ? text.includes(detailMarker(value, detailIdFor(value)))
+      : new RegExp(`Container Location Report.*\\b${value}\\b`).test(text);
+    assert.ok(own, `${pdf} holds its row's page: ${text}`);
+  }
 }
