@@ -4,7 +4,7 @@
  * ```sh
  * deno task browserless install   # install browserless 2.42.0, pinned, when it is missing (CI, tests)
  * deno task browserless           # install if needed, start a pool on 127.0.0.1, print its --browser-url
- * deno task browserless --pair    # two pools behind HAProxy (Debian's haproxy), print HAProxy's --browser-url
+ * deno task browserless --pair    # two pools behind HAProxy (Debian's), print HAProxy's --browser-url
  * CONCURRENT=2 QUEUED=10 TIMEOUT=30000 TOKEN=… PORT=3000 deno task browserless   # browserless's own settings
  * ```
  *

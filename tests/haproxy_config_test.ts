@@ -26,7 +26,7 @@ const PAIR: PoolBalancer = {
 const directives = (config: string) =>
   config.split("\n").map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
 
-Deno.test("haproxyConfig: leastconn over each server at its CONCURRENT, checked, redispatched, 12 h tunnels", () => {
+Deno.test("haproxyConfig: leastconn over servers at their CONCURRENT, checked, redispatched, 12 h", () => {
   const lines = directives(haproxyConfig(PAIR));
   for (
     const wanted of [
