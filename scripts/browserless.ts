@@ -4,8 +4,12 @@
  * ```sh
  * deno task browserless install   # install browserless 2.42.0, pinned, when it is missing (CI, tests)
  * deno task browserless           # install if needed, start a pool on 127.0.0.1, print its --browser-url
+ * deno task browserless --pair    # two pools behind HAProxy (Debian's), print HAProxy's --browser-url
  * CONCURRENT=2 QUEUED=10 TIMEOUT=30000 TOKEN=… PORT=3000 deno task browserless   # browserless's own settings
  * ```
+ *
+ * With `--pair`, `CONCURRENT`, `QUEUED` and `TIMEOUT` are each instance's, `PORT` is HAProxy's (the instances
+ * take free ports), and HAProxy runs the configuration docs/operations.md shows, on 127.0.0.1.
  *
  * The pool runs until Ctrl+C (or SIGTERM), then stops with every browser it started. On a server, run
  * browserless as docs/operations.md shows instead.
@@ -13,6 +17,7 @@
  * @module
  */
 import { ensureBrowserless, startBrowserless } from "../fixtures/browserless.ts";
+import { startBrowserlessPair } from "../fixtures/browserless_pair.ts";
 
 /** browserless's own variables, with its defaults (the token: a random one). */
 function settings() {
@@ -38,17 +43,22 @@ async function main(args: string[]): Promise<number> {
     console.log(`browserless is installed in ${install.home}`);
     return 0;
   }
-  if (args.length > 0) {
-    console.error("usage: deno task browserless [install]");
+  const pair = args[0] === "--pair";
+  if (args.length > (pair ? 1 : 0)) {
+    console.error("usage: deno task browserless [install | --pair]");
     return 1;
   }
   const options = settings();
-  await using pool = await startBrowserless(options);
-  console.log(
-    `\nbrowserless: ${options.concurrent} browser(s) at once, ${options.queued} queued, sessions of ` +
-      `${options.timeoutMs} ms unless the URL says timeout=.\nRun a job with:\n  --browser-url='${pool.wsUrl}'\n` +
-      "Ctrl+C stops the pool.",
-  );
+  const sessions = `${options.concurrent} browser(s) at once, ${options.queued} queued, sessions of ` +
+    `${options.timeoutMs} ms unless the URL says timeout=`;
+  await using pool = pair
+    ? await startBrowserlessPair({ ...options, inheritOutput: false })
+    : await startBrowserless(options);
+  const what = "members" in pool
+    ? `two browserless instances (PIDs ${pool.members.map((member) => member.pid).join(" and ")}), each ` +
+      `with ${sessions}, behind HAProxy (PID ${pool.haproxy.pid}, ${pool.haproxy.configPath})`
+    : `browserless: ${sessions}`;
+  console.log(`\n${what}.\nRun a job with:\n  --browser-url='${pool.wsUrl}'\nCtrl+C stops the pool.`);
   const stopped = Promise.withResolvers<void>();
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, () => stopped.resolve());

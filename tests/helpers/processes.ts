@@ -6,15 +6,9 @@
  * @module
  */
 
-/**
- * A live process. Chromium's child processes rewrite their title, so their `/proc/<pid>/cmdline` is one
- * space-separated string: match flags in `commandLine`, not per argument.
- */
-export interface ProcessInfo {
-  pid: number;
-  /** The command line, arguments joined by spaces. */
-  commandLine: string;
-}
+export { processesOf, type ProcessInfo } from "../../fixtures/child_processes.ts";
+import type { ProcessInfo } from "../../fixtures/child_processes.ts";
+import { processesOf } from "../../fixtures/child_processes.ts";
 
 /** The command line of `pid`, arguments joined by spaces; "" when the process is gone. */
 export function commandLineOf(pid: number): string {
@@ -23,21 +17,6 @@ export function commandLineOf(pid: number): string {
   } catch {
     return "";
   }
-}
-
-/** Every live process whose command line contains `marker` (browser, zygotes, renderers, crashpad…). */
-export async function processesOf(marker: string): Promise<ProcessInfo[]> {
-  const found: ProcessInfo[] = [];
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
-      if (cmdline.includes(marker)) {
-        found.push({ pid: Number(entry.name), commandLine: cmdline.replaceAll("\0", " ").trim() });
-      }
-    } catch { /* exited meanwhile */ }
-  }
-  return found;
 }
 
 /** True while `pid` runs (a zombie does not count). */
