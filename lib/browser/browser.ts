@@ -130,7 +130,8 @@ export class Browser implements AsyncDisposable {
         ? await connectQueued(endpoint, options.poolQueue, {
           ...stop,
           closedReason: `the browser pool at ${redactSecrets(endpoint)} closed the session (a pool ends a ` +
-            "session at its time limit, timeout= in the URL; or it restarted, or its browser crashed)",
+            "session at its time limit, timeout= in the URL; or it restarted, its browser crashed, or the host " +
+            "behind a balancer went down)",
         })
         : await CdpConnection.connect(endpoint, {
           timeoutMs: options.startTimeoutMs,
