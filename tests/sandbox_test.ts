@@ -53,6 +53,7 @@ Deno.test("sandbox URLs have the promised shapes and localhost reaches the repor
     slowMs: 3000,
     fontDelayMs: 6000,
     localFileUrl: "file:///etc/hostname",
+    frameHomeAfterSearchMs: null,
   });
   const [status, body] = await text(`${sb.reportingUrl}?ref=/home`);
   assert.equal(status, 200);
