@@ -25,10 +25,11 @@ import { CdpTimeoutError } from "../errors.ts";
 import { sleep } from "../timings.ts";
 
 /**
- * How long no request may have been in flight. Measured on the sandbox and a loaded 2-core host: a page that
- * chains its requests (each answer starts the next) shows gaps of 1–30 ms, 150 ms when the host is loaded; a
- * page polling every 200 ms has gaps of about 195 ms. Twice that, so a loaded host does not end a wait in a
- * gap, and short enough to cost little on a quiet page.
+ * How long no request may have been in flight. Measured on this project's 2-core host at a load average of
+ * 40 (the sandbox's STEPWISE page, 30 steps): between the answer to one request
+ * of a chain and the next request, 21 ms at least, 91 ms in the median, 231 ms at most; a page polling every
+ * 200 ms, 169–232 ms between polls. 400 ms leaves the slowest chain gap seen 1.7 times over, and costs a
+ * quiet page little more than that once.
  */
 export const NETWORK_QUIET_MS = 400;
 
