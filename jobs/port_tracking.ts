@@ -107,7 +107,9 @@ export async function runPortTracking(
             ? await tab.navigate(pathToFileURL(tempFile).href, config.timings.waitTimeoutMs)
             // A remote browser cannot read this host's files: hand it the page itself.
             : await tab.setContent(html, config.timings.waitTimeoutMs);
-          if (!loaded) logger.warn(`Row ${index}: the report did not finish loading; printing what arrived`);
+          if (!loaded) {
+            logger.warn(`Row ${index}: the report did not finish loading; printing what arrived`);
+          }
           // After `load` the body exists: only a page that never finished loading needs the wait.
           if (!loaded && !await tab.waitForSelector("body", config.timings.waitTimeoutMs)) {
             logger.warn(`Row ${index}: no body element within the wait timeout`);

@@ -5,7 +5,13 @@
  * tell the two apart. A page that never goes quiet costs the wait's bound, with a warning, and not the next row.
  */
 import assert from "node:assert/strict";
-import { detailIdFor, detailMarker, LAZY_IMAGE_ALT, startSandbox, STEPWISE_TEXT } from "../fixtures/sandbox.ts";
+import {
+  detailIdFor,
+  detailMarker,
+  LAZY_IMAGE_ALT,
+  startSandbox,
+  STEPWISE_TEXT,
+} from "../fixtures/sandbox.ts";
 import { pdfText, runJobProcess, TestFolder } from "./helpers/job_process.ts";
 import { portFlags, shipmentFlags } from "./helpers/site_flags.ts";
 
@@ -22,7 +28,10 @@ for (const mode of ["ready", "pauses"] as const) {
   Deno.test(`Job B, --wait-until=${mode}, spec's pauses: a report whose data arrives 2.5 s after load, a lazy image`, async () => {
     await using sandbox = await startSandbox();
     await using dir = await TestFolder.create();
-    const csv = await dir.csv("c.csv", "container_number,invoice_no\nMSCU-STEPWISE-1,I1\nMSCU-LAZYIMG-2,I2\n");
+    const csv = await dir.csv(
+      "c.csv",
+      "container_number,invoice_no\nMSCU-STEPWISE-1,I1\nMSCU-LAZYIMG-2,I2\n",
+    );
     const run = await runJobProcess("port", [
       csv,
       dir.out,

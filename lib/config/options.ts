@@ -6,7 +6,16 @@
  *
  * @module
  */
-import { count, cssSelector, httpUrl, number, oneOf, secondsToMs, urlPattern, wsUrl } from "./option_parsers.ts";
+import {
+  count,
+  cssSelector,
+  httpUrl,
+  number,
+  oneOf,
+  secondsToMs,
+  urlPattern,
+  wsUrl,
+} from "./option_parsers.ts";
 import { MAX_RETRIES } from "../run/retry.ts";
 import { DEFAULT_LIMITS_S, MAX_PAUSE_SCALE, WAIT_UNTIL_MODES } from "../timings.ts";
 import type { JobKind, OptionSpec } from "./option_spec.ts";
