@@ -24,7 +24,7 @@ import {
   tempHtmlFileName,
 } from "../lib/file_names.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { waitForFonts } from "../lib/browser/fonts_ready.ts";
+import { pageWaits } from "../lib/browser/page_waits.ts";
 import { PortReportClient } from "../lib/port/report_client.ts";
 import { portPrintParams } from "../lib/browser/print_options.ts";
 import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
@@ -91,6 +91,8 @@ export async function runPortTracking(
     rowDone: log.rowDone,
     process: (row, index, logger) =>
       browsers.withTab(rowTabUse(logger, index), async (tab) => {
+        const waits = await pageWaits(tab, config.timings, signal, (message) =>
+          logger.warn(`Row ${index}: ${message}`));
         const page = await report.fetch(row.containerNumber, signal);
         if (page.html.length < MIN_REPORT_LENGTH) {
           throw new Error(
@@ -105,14 +107,15 @@ export async function runPortTracking(
             ? await tab.navigate(pathToFileURL(tempFile).href, config.timings.waitTimeoutMs)
             // A remote browser cannot read this host's files: hand it the page itself.
             : await tab.setContent(html, config.timings.waitTimeoutMs);
-          if (!loaded) logger.warn(`Row ${index}: the report did not finish loading; printing what arrived`);
+          if (!loaded) {
+            logger.warn(`Row ${index}: the report did not finish loading; printing what arrived`);
+          }
           // After `load` the body exists: only a page that never finished loading needs the wait.
           if (!loaded && !await tab.waitForSelector("body", config.timings.waitTimeoutMs)) {
             logger.warn(`Row ${index}: no body element within the wait timeout`);
           }
-          await pause(config.timings, "beforePrint", signal);
-          await waitForFonts(tab, config.timings.waitTimeoutMs, (message) =>
-            logger.warn(`Row ${index}: ${message}`));
+          await waits.pause("beforePrint");
+          await waits.beforePrint();
           const fileName = pdfName(row, index);
           await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
           return fileName;

@@ -16,7 +16,7 @@ import { parseShipmentCommand, type ShipmentConfig } from "../lib/config/job_con
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { waitForFonts } from "../lib/browser/fonts_ready.ts";
+import { pageWaits } from "../lib/browser/page_waits.ts";
 import { acceptCookieConsent } from "../lib/shipment/consent.ts";
 import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
 import { shipmentPrintParams } from "../lib/browser/print_options.ts";
@@ -24,7 +24,7 @@ import type { ShipmentResult } from "../lib/run/row_result.ts";
 import { runRows } from "../lib/run/row_loop.ts";
 import { batchOptions, finishedExitCode } from "../lib/run/batch_options.ts";
 import type { Tab } from "../lib/browser/tab.ts";
-import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
+import { PRINT_TIMEOUT_MS } from "../lib/timings.ts";
 
 /** The spec's exact error text when the tracking frame never appears. */
 export const FRAME_NOT_FOUND = "Iframe not found on page";
@@ -106,6 +106,8 @@ export async function runShipmentTracking(
     rowDone: log.rowDone,
     process: (row, index, logger) =>
       browsers.withTab(rowTabUse(logger, index), async (tab) => {
+        const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
+        const waits = await pageWaits(tab, timings, signal, warn);
         const loaded = await tab.navigate(
           `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
           timings.httpTimeoutMs,
@@ -116,37 +118,36 @@ export async function runShipmentTracking(
         if (!await tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs)) {
           throw new Error(FRAME_NOT_FOUND);
         }
-        await pause(timings, "afterFrameAppears", signal);
+        await waits.pause("afterFrameAppears");
 
         const id = await resolveDetailId(config.reportingUrl, row.fcrNumber, {
           timeoutMs: timings.httpTimeoutMs,
           signal,
-          onProblem: (reason) => logger.warn(`Row ${index}: ${reason}`),
+          onProblem: warn,
         });
         if (id === undefined) {
           logger.warn(
             `Row ${index}: no detail record id for FCR ${row.fcrNumber}; printing the page as it stands`,
           );
-          await pause(timings, "noDetailId", signal);
+          await waits.pause("noDetailId");
         } else {
           const url = detailUrl(config.reportingUrl, id, row.fcrNumber);
-          const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
           // The spec's pause and the frame's load run together: the PDF shows the detail even without
           // pauses, and the spec's timing is unchanged when the frame loads within the pause.
-          const [load] = await Promise.all([
+          const load = await waits.alongside(
+            "afterFrameSource",
             pointFrameAt(tab.frameElement(config.frameSelector), url, timings.waitTimeoutMs),
-            pause(timings, "afterFrameSource", signal),
-          ]);
+          );
           if (load !== "loaded") warn(`the detail frame ${load} (${url})`);
           warnUnlessFrameShows(tab, url, warn);
         }
 
-        await waitForFonts(tab, timings.waitTimeoutMs, (message) => logger.warn(`Row ${index}: ${message}`));
+        await waits.beforePrint();
         const fileName = pdfName(row, index);
         await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
         try {
           await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
-          await pause(timings, "afterRootReturn", signal);
+          await waits.pause("afterRootReturn");
         } catch (error) {
           if (signal.aborted) throw error;
           // The PDF is written: a portal that is slow to show its root page does not undo the row.

@@ -27,6 +27,15 @@ export type PauseName = keyof typeof SPEC_PAUSES_MS;
 /** Defaults of the spec's limits, in seconds (as the options take them). */
 export const DEFAULT_LIMITS_S = { http: 30, wait: 20, consent: 3 } as const;
 
+/**
+ * What a pause that waits for a page does (`--wait-until`): `pauses`, the spec's fixed pause; `ready`, a wait
+ * until the page and its frames are ready, bounded by `--wait-timeout` (`lib/browser/page_waits.ts`).
+ */
+export type WaitUntil = "pauses" | "ready";
+
+/** The values `--wait-until` takes, the spec's first. */
+export const WAIT_UNTIL_MODES: readonly WaitUntil[] = ["pauses", "ready"];
+
 /** The limits and pauses of one run. */
 export interface Timings {
   /** Every outbound HTTP request of the job, and each page load as a whole. */
@@ -37,6 +46,8 @@ export interface Timings {
   consentTimeoutMs: number;
   /** Multiplies every fixed pause; 0 removes them. */
   pauseScale: number;
+  /** Whether the pauses that wait for a page are the spec's fixed ones or readiness waits. */
+  waitUntil: WaitUntil;
 }
 
 /** The spec's timings. */
@@ -45,6 +56,7 @@ export const SPEC_TIMINGS: Timings = {
   waitTimeoutMs: DEFAULT_LIMITS_S.wait * 1000,
   consentTimeoutMs: DEFAULT_LIMITS_S.consent * 1000,
   pauseScale: 1,
+  waitUntil: "pauses",
 };
 
 /**

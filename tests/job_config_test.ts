@@ -534,3 +534,28 @@ Deno.test("job_config: --allow-url and --deny-url", async (t) => {
     });
   }
 });
+
+const BASE = ["in.csv", "out", "job"];
+
+Deno.test("job_config: --wait-until", async (t) => {
+  await t.step(
+    "pauses by default, for both jobs; ready by flag or CAPTURE_WAIT_UNTIL, the flag winning",
+    () => {
+      assert.equal(port(BASE).timings.waitUntil, "pauses");
+      assert.equal(shipment([...BASE, ...JOB_A_FLAGS]).timings.waitUntil, "pauses");
+      assert.equal(port([...BASE, "--wait-until", "ready"]).timings.waitUntil, "ready");
+      assert.equal(port(BASE, { CAPTURE_WAIT_UNTIL: "ready" }).timings.waitUntil, "ready");
+      assert.equal(
+        port([...BASE, "--wait-until=pauses"], { CAPTURE_WAIT_UNTIL: "ready" }).timings.waitUntil,
+        "pauses",
+      );
+    },
+  );
+
+  await t.step("any other value is a one-line UsageError naming the option and the choices", () => {
+    for (const value of ["soon", "", "networkidle0"]) {
+      assertUsageError(() => port([...BASE, `--wait-until=${value}`]), "--wait-until", "pauses or ready");
+    }
+    assertUsageError(() => port(BASE, { CAPTURE_WAIT_UNTIL: "idle" }), "--wait-until", '"idle"');
+  });
+});

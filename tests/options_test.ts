@@ -85,6 +85,7 @@ const SAMPLES: Partial<Record<OptionName, [text: string, value: unknown]>> = {
   chromePath: ["/flag/chrome", "/flag/chrome"],
   browserUrl: ["ws://127.0.0.1:1/devtools/browser/x", "ws://127.0.0.1:1/devtools/browser/x"],
   pauseScale: ["0.5", 0.5],
+  waitUntil: ["Ready", "ready"],
   httpTimeout: ["7", 7_000],
   waitTimeout: ["8", 8_000],
   allowUrl: ["^https://a\\.example/", ["^https:\\/\\/a\\.example\\/"]],
@@ -99,6 +100,7 @@ function configValue(config: Record<string, unknown>, name: OptionName): unknown
   const value = {
     consentTimeout: timings.consentTimeoutMs,
     pauseScale: timings.pauseScale,
+    waitUntil: timings.waitUntil,
     httpTimeout: timings.httpTimeoutMs,
     waitTimeout: timings.waitTimeoutMs,
     allowUrl: config.allowUrls,

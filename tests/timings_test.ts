@@ -37,6 +37,7 @@ Deno.test("timings: constants", async (t) => {
       waitTimeoutMs: 20_000,
       consentTimeoutMs: 3_000,
       pauseScale: 1,
+      waitUntil: "pauses",
     });
   });
 });

@@ -8,9 +8,9 @@
  * loads). A wait that runs out is no failure: the page is printed with the fonts that arrived. A document
  * still loading (its load wait ran out) is waited for only for the fonts it is loading.
  *
- * The wait runs in an isolated world of each document (`Page.createIsolatedWorld`), which shares the page's
- * DOM and none of its JavaScript: a page that replaces `document.fonts`, `Promise` or `setTimeout`, or makes
- * `document.fonts.ready` a promise that never settles, changes nothing for it.
+ * The wait runs in an isolated world of each document (`isolated_world.ts`): a page that replaces
+ * `document.fonts`, `Promise` or `setTimeout`, or makes `document.fonts.ready` a promise that never settles,
+ * changes nothing for it.
  *
  * @module
  */
@@ -18,22 +18,13 @@ import type { CdpConnection } from "./cdp_connection.ts";
 import { formatSeconds } from "./deadline.ts";
 import { callExpression } from "./page_function.ts";
 import { CdpTimeoutError } from "../errors.ts";
+import { evaluateIsolated, isProtocolError, type TabDocument } from "./isolated_world.ts";
 
 /**
  * What the calls get beyond the wait, for their answers to arrive. The page's own timer ends the wait on time
  * unless its main thread is blocked (a busy script, a synchronous request): then the calls' deadline does.
  */
-const ANSWER_MS = 1_000;
-/** The isolated world's name; Chromium keeps one world per name and document. */
-const WORLD_NAME = "capture-jobs";
-
-/** One document of a tab to wait in: its frame, the session that reaches it, and how a message names it. */
-export interface FontsDocument {
-  frameId: string;
-  sessionId: string;
-  /** "the page", or "the frame <address>". */
-  name: string;
-}
+export const ANSWER_MS = 1_000;
 
 /**
  * Runs in a document's isolated world: resolves true once none of the document's web fonts is loading, false
@@ -76,34 +67,22 @@ export function fontsReadyInPage(timeoutMs: number): Promise<boolean> {
  */
 export async function fontsReady(
   connection: Pick<CdpConnection, "send">,
-  documents: readonly FontsDocument[],
+  documents: readonly TabDocument[],
   timeoutMs: number,
 ): Promise<string[]> {
   const start = performance.now();
   // The page's own timer ends the wait at `timeoutMs`; the calls' deadlines leave their answers a moment more.
   const left = (ms: number) => Math.max(0, start + ms - performance.now());
-  const ready = await Promise.all(documents.map(async ({ frameId, sessionId }) => {
+  const ready = await Promise.all(documents.map(async (document) => {
     try {
-      const world = await connection.send(
-        "Page.createIsolatedWorld",
-        { frameId, worldName: WORLD_NAME },
+      const value = await evaluateIsolated(
+        connection,
+        document,
+        callExpression(fontsReadyInPage, [left(timeoutMs)]),
         left(timeoutMs + ANSWER_MS),
-        sessionId,
         "Waiting for the page's web fonts",
       );
-      const { result } = await connection.send(
-        "Runtime.evaluate",
-        {
-          expression: callExpression(fontsReadyInPage, [left(timeoutMs)]),
-          contextId: world.executionContextId,
-          awaitPromise: true,
-          returnByValue: true,
-        },
-        left(timeoutMs + ANSWER_MS),
-        sessionId,
-        "Waiting for the page's web fonts",
-      );
-      return result.value !== false;
+      return value !== false;
     } catch (error) {
       if (error instanceof CdpTimeoutError) return false;
       // The browser refused the call: the document went away (navigated, detached), nothing of it to wait for.
@@ -112,12 +91,6 @@ export async function fontsReady(
     }
   }));
   return documents.filter((_, i) => !ready[i]).map((document) => document.name);
-}
-
-/** Whether `error` is the browser's answer to a call (chrome-remote-interface's `ProtocolError`). */
-function isProtocolError(error: unknown): boolean {
-  const response = (error as { response?: { code?: unknown } } | undefined)?.response;
-  return typeof response?.code === "number";
 }
 
 /**

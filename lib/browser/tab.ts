@@ -22,6 +22,9 @@ import {
   waitForSelectorInPage,
 } from "./page_function.ts";
 import { PageGuard, type Refusals } from "./page_guard.ts";
+import { RequestTracker } from "./request_tracker.ts";
+import { pageReady } from "./page_ready.ts";
+import type { TabDocument } from "./isolated_world.ts";
 import type { UrlPolicy } from "./url_policy.ts";
 
 export type { PageFunction } from "./page_function.ts";
@@ -49,13 +52,28 @@ export class Tab {
   readonly #guard: PageGuard;
   /** The page's child frames, in-process and out-of-process alike, kept current from events. */
   readonly #frames: FrameTracker;
+  /** The requests of the tab's documents in flight, once {@linkcode Tab.trackRequests} switched it on. */
+  readonly #requests: RequestTracker;
+  #trackingRequests = false;
 
   private constructor(connection: CdpConnection, targetId: string, sessionId: string, policy: UrlPolicy) {
     this.#connection = connection;
     this.#targetId = targetId;
     this.#session = new TabSession(connection, sessionId);
     this.#guard = new PageGuard(connection, policy, targetId);
-    this.#frames = new FrameTracker(connection, this.#guard);
+    this.#requests = new RequestTracker(connection);
+    this.#frames = new FrameTracker(connection, { enable: (id, kind) => this.#followFrameSession(id, kind) });
+  }
+
+  /** Guards an out-of-process frame's session and, once the tab tracks requests, follows its requests too. */
+  #followFrameSession(sessionId: string, kind: "tab" | "frame"): ReturnType<PageGuard["enable"]> {
+    const guarded = this.#guard.enable(sessionId, kind);
+    if (!this.#trackingRequests) return guarded;
+    const followed = this.#requests.follow(sessionId);
+    return {
+      off: () => [guarded, followed].forEach(({ off }) => off()),
+      enabled: Promise.all([guarded.enabled, followed.enabled]),
+    };
   }
 
   /** Opens a new blank tab in the connected browser (or adopts the first one) and attaches to it. */
@@ -273,9 +291,52 @@ export class Tab {
 
   /** Waits, at most `timeoutMs`, for the web fonts of the page and its frames; names those still loading. */
   fontsReady(timeoutMs: number): Promise<string[]> {
+    return fontsReady(this.#connection, this.#documents(), timeoutMs);
+  }
+
+  /** The page and each of its child frames, with the session that reaches each. */
+  #documents(): TabDocument[] {
     const page = { frameId: this.#targetId, sessionId: this.#session.id, name: "the page" };
     const frames = this.#frames.documents().map((frame) => ({ ...frame, name: `the frame ${frame.url}` }));
-    return fontsReady(this.#connection, [page, ...frames], timeoutMs);
+    return [page, ...frames];
+  }
+
+  /**
+   * From now on, follows the requests of the tab's documents (its own session's and every out-of-process
+   * frame's), for {@linkcode Tab.ready}. Only `--wait-until=ready` asks for it: the browser then reports every
+   * request. Call it before the navigation whose page will be waited for; later calls do nothing.
+   */
+  async trackRequests(): Promise<void> {
+    if (this.#trackingRequests) return;
+    this.#trackingRequests = true;
+    const frameSessions = new Set(this.#frames.documents().map((frame) => frame.sessionId));
+    frameSessions.delete(this.#session.id);
+    await Promise.all([this.#session.id, ...frameSessions].map((sessionId) => {
+      const followed = this.#requests.follow(sessionId);
+      this.#session.onClose(followed.off);
+      return this.#session.untilGone(followed.enabled);
+    }));
+  }
+
+  /**
+   * Waits, at most `timeoutMs`, until the page and its frames are ready to print (`page_ready.ts`): requests
+   * quiet, documents loaded, images and web fonts loaded, content quiet. Returns what kept the page busy when
+   * the time ran out, nothing when it is ready. Tracks the tab's requests from now on if it did not yet.
+   */
+  async ready(timeoutMs: number): Promise<string[]> {
+    await this.trackRequests();
+    this.#session.doing("waiting for the page to be ready");
+    // Ends the wait's own timers when the tab, the browser or the run ends the wait first.
+    const timers = new AbortController();
+    try {
+      return await this.#session.untilGone(pageReady(
+        { connection: this.#connection, documents: () => this.#documents(), network: this.#requests },
+        timeoutMs,
+        timers.signal,
+      ));
+    } finally {
+      timers.abort();
+    }
   }
 
   /** The frame element matched by `selector`, to point at another address (Job A's `pointFrameAt`). */

@@ -144,6 +144,7 @@ function parseCommand<C>(
       waitTimeoutMs: values.waitTimeout,
       consentTimeoutMs: values.consentTimeout,
       pauseScale: values.pauseScale,
+      waitUntil: values.waitUntil,
     },
     allowUrls: values.allowUrl,
     denyUrls: values.denyUrl,

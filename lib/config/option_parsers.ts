@@ -94,3 +94,12 @@ export function urlPattern(name: string, source: string): RegExp {
     throw new UsageError(`${name} is not a valid regular expression (${reason}): ${JSON.stringify(source)}`);
   }
 }
+
+/** Checks that `value` is one of `choices` (as typed, trimmed, any case). @throws {UsageError} */
+export function oneOf<T extends string>(name: string, value: string, choices: readonly T[]): T {
+  const chosen = choices.find((choice) => choice === value.trim().toLowerCase());
+  if (chosen === undefined) {
+    throw new UsageError(`${name} must be ${choices.join(" or ")}, got ${JSON.stringify(value)}`);
+  }
+  return chosen;
+}

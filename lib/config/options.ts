@@ -6,9 +6,18 @@
  *
  * @module
  */
-import { count, cssSelector, httpUrl, number, secondsToMs, urlPattern, wsUrl } from "./option_parsers.ts";
+import {
+  count,
+  cssSelector,
+  httpUrl,
+  number,
+  oneOf,
+  secondsToMs,
+  urlPattern,
+  wsUrl,
+} from "./option_parsers.ts";
 import { MAX_RETRIES } from "../run/retry.ts";
-import { DEFAULT_LIMITS_S, MAX_PAUSE_SCALE } from "../timings.ts";
+import { DEFAULT_LIMITS_S, MAX_PAUSE_SCALE, WAIT_UNTIL_MODES } from "../timings.ts";
 import type { JobKind, OptionSpec } from "./option_spec.ts";
 
 export type { BooleanOption, JobKind, OptionSpec, RepeatableOption, StringOption } from "./option_spec.ts";
@@ -125,6 +134,17 @@ export const OPTIONS = {
     parse: (text: string, name: string) => number(name, text, { min: 0, max: MAX_PAUSE_SCALE }),
     help: "multiplies the spec's fixed pauses (default 1; 0 = none)",
     readme: `multiplies the spec's fixed pauses; \`0\` removes them; at most ${MAX_PAUSE_SCALE}`,
+  },
+  waitUntil: {
+    flag: "--wait-until",
+    variable: "CAPTURE_WAIT_UNTIL",
+    jobs: "both",
+    kind: "string",
+    arg: "MODE",
+    default: "pauses",
+    parse: (text: string, name: string) => oneOf(name, text, WAIT_UNTIL_MODES),
+    help: "pauses (default pauses) or ready: wait until pages are ready",
+    readme: "`pauses`: the spec's fixed pauses; `ready`: until the page is ready ([readiness](#readiness))",
   },
   httpTimeout: {
     flag: "--http-timeout",

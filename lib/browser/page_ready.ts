@@ -1,0 +1,226 @@
+/**
+ * The readiness wait of `--wait-until=ready`: waits, within one deadline, until a tab's page and each of its
+ * frames (out-of-process ones through their own session) are ready to print:
+ *
+ * - none of the page's requests has been in flight for {@linkcode NETWORK_QUIET_MS} (the browser's `Network.*`
+ *   events, `request_tracker.ts`; long polls, EventSources and WebSockets stop counting);
+ * - every document has loaded; it was scrolled through once, top to bottom and back, so that `loading=lazy`
+ *   images and images a script loads only when they come into view are asked for; its images are loaded or
+ *   have failed; its DOM content (nodes and text) has not changed for {@linkcode DOM_QUIET_MS};
+ * - its web fonts are loaded (`fonts_ready.ts`);
+ * - and no request started meanwhile; otherwise it all starts again.
+ *
+ * The document checks run in an isolated world (`isolated_world.ts`), the request count comes from the
+ * browser's events: a page that replaces `fetch`, `XMLHttpRequest`, `IntersectionObserver`,
+ * `MutationObserver` or `setTimeout` can neither fake readiness nor hold the wait past its deadline.
+ *
+ * @module
+ */
+import type { CdpConnection } from "./cdp_connection.ts";
+import { ANSWER_MS, fontsReady } from "./fonts_ready.ts";
+import { evaluateIsolated, isProtocolError, type TabDocument } from "./isolated_world.ts";
+import { callExpression } from "./page_function.ts";
+import type { NetworkState } from "./request_tracker.ts";
+import { CdpTimeoutError } from "../errors.ts";
+import { sleep } from "../timings.ts";
+
+/**
+ * How long no request may have been in flight. Measured on this project's 2-core host at a load average of
+ * 40 (the sandbox's STEPWISE page, 30 steps): between the answer to one request
+ * of a chain and the next request, 21 ms at least, 91 ms in the median, 231 ms at most; a page polling every
+ * 200 ms, 169–232 ms between polls. 400 ms leaves the slowest chain gap seen 1.7 times over, and costs a
+ * quiet page little more than that once.
+ */
+export const NETWORK_QUIET_MS = 400;
+
+/**
+ * How long a document's content (its nodes and text; not attributes, which animations change all the time)
+ * must not have changed. A clock ticking each second still lets the wait end between two ticks.
+ */
+export const DOM_QUIET_MS = 300;
+
+/** How often the network's state is looked at while a request is in flight. */
+const NETWORK_POLL_MS = 50;
+
+/** The most screens a document is scrolled through (an endless page grows as it is scrolled). */
+const MAX_SCROLL_STEPS = 40;
+
+/** Where the wait gets what it checks: the browser, the tab's documents now, and its requests. */
+export interface ReadySources {
+  connection: Pick<CdpConnection, "send">;
+  /** The page and each of its frames, as they are now. */
+  documents(): TabDocument[];
+  /** The tab's requests in flight. */
+  network: { state(): NetworkState };
+}
+
+/**
+ * Runs in a document's isolated world: waits (at most `timeoutMs`) until the document has loaded, its images
+ * are loaded or have failed and its content has not changed for `quietMs`; scrolls through it first when
+ * `scroll` is true. Returns what was still busy at the end, nothing when the document is ready.
+ */
+export async function documentSettledInPage(
+  timeoutMs: number,
+  quietMs: number,
+  scroll: boolean,
+  maxSteps: number,
+): Promise<string[]> {
+  const start = performance.now();
+  const left = () => Math.max(0, timeoutMs - (performance.now() - start));
+  const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.min(ms, left())));
+  const within = (promise: Promise<unknown>) => Promise.race([promise, wait(left())]);
+  const loaded = () => document.readyState === "complete";
+  if (!loaded()) {
+    await within(new Promise((resolve) => addEventListener("load", resolve, { once: true })));
+    if (!loaded()) return ["still loading"];
+  }
+  // One watcher per document, kept in the world between checks, so a later check knows how long the
+  // content has been quiet without waiting the whole window again.
+  const world = globalThis as unknown as { captureLastChange?: () => number };
+  if (world.captureLastChange === undefined) {
+    let last = performance.now();
+    new MutationObserver(() => last = performance.now())
+      .observe(document, { childList: true, characterData: true, subtree: true });
+    world.captureLastChange = () => last;
+  }
+  const lastChange = world.captureLastChange;
+  const root = document.scrollingElement ?? document.documentElement;
+  if (scroll && root !== null && root.scrollHeight > innerHeight) {
+    // Two frames a screen: the page's IntersectionObserver is told at the next frame and asks for its images.
+    const frame = () => within(new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+    for (let step = 1; step <= maxSteps && step * innerHeight < root.scrollHeight && left() > 0; step++) {
+      scrollTo({ top: step * innerHeight, behavior: "instant" });
+      await frame();
+      await frame();
+    }
+    scrollTo({ top: 0, behavior: "instant" });
+  }
+  // A lazy image that is still deferred (hidden, or never scrolled to) is asked for now.
+  for (const image of document.images) {
+    if (!image.complete && image.loading === "lazy") image.loading = "eager";
+  }
+  const loading = [...document.images].filter((image) => !image.complete);
+  await within(Promise.all(loading.map((image) =>
+    new Promise((resolve) => {
+      image.addEventListener("load", resolve, { once: true });
+      image.addEventListener("error", resolve, { once: true });
+    })
+  )));
+  while (left() > 0 && performance.now() - lastChange() < quietMs) {
+    await wait(quietMs - (performance.now() - lastChange()));
+  }
+  const busy: string[] = [];
+  const late = loading.filter((image) => !image.complete);
+  if (late.length > 0) {
+    busy.push(
+      `${late.length} image(s) still loading: ${late.slice(0, 3).map((i) => i.currentSrc || i.src)}`,
+    );
+  }
+  if (performance.now() - lastChange() < quietMs) busy.push("its content kept changing");
+  return busy;
+}
+
+/**
+ * Waits, at most `timeoutMs` (1 s more for a document whose main thread is blocked), until the tab that
+ * `sources` describe is ready (see the module comment). Returns what kept it busy when the time ran out
+ * (`2 request(s) still open: https://…/poll`), nothing when it is ready. `signal` ends its timers.
+ *
+ * @throws {BrowserGoneError} when the browser is gone; the stop's reason when the run is stopped.
+ */
+export async function pageReady(
+  sources: ReadySources,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<string[]> {
+  const start = performance.now();
+  const left = () => Math.max(0, start + timeoutMs - performance.now());
+  const scrolled = new Set<string>();
+  while (true) {
+    // The documents are checked while the network quiets down; the network must then stay quiet to the end.
+    const documents = sources.documents();
+    const scroll = documents.map((document) => !scrolled.has(document.frameId));
+    documents.forEach((document) => scrolled.add(document.frameId));
+    let quiet: NetworkState | undefined;
+    let checkedWhileQuiet = false;
+    const [networkQuiet, busy] = await Promise.all([
+      untilNetworkQuiet(sources.network, left(), signal).then((reached) => {
+        if (reached) quiet = sources.network.state();
+        return reached;
+      }),
+      Promise.all(
+        documents.map((document, i) => documentBusy(sources.connection, document, scroll[i]!, left())),
+      ).then((busy) => {
+        checkedWhileQuiet = quiet !== undefined;
+        return busy.flat();
+      }),
+    ]);
+    if (!networkQuiet) return [...networkBusy(sources.network.state()), ...busy];
+    busy.push(
+      ...(await fontsReady(sources.connection, documents, left())).map((name) =>
+        `${name}: web fonts still loading`
+      ),
+    );
+    const after = sources.network.state();
+    // A document whose check ended before the network was quiet may have changed with the last answers, and
+    // a request that started since means more may come: check again.
+    const settled = checkedWhileQuiet && after.started === quiet!.started && after.open.length === 0;
+    if (settled && busy.length === 0) return [];
+    if (left() === 0) return [...networkBusy(after), ...busy];
+  }
+}
+
+/** Waits until the network has been quiet for {@linkcode NETWORK_QUIET_MS}; false when `timeoutMs` ran out. */
+async function untilNetworkQuiet(
+  network: ReadySources["network"],
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const end = performance.now() + timeoutMs;
+  while (true) {
+    const { open, quietMs } = network.state();
+    if (open.length === 0 && quietMs >= NETWORK_QUIET_MS) return true;
+    const left = end - performance.now();
+    if (left <= 0) return false;
+    await sleep(Math.min(open.length > 0 ? NETWORK_POLL_MS : NETWORK_QUIET_MS - quietMs, left), signal);
+  }
+}
+
+/** What a document still did when its check ended, each named with the document; nothing when it is ready. */
+async function documentBusy(
+  connection: Pick<CdpConnection, "send">,
+  document: TabDocument,
+  scroll: boolean,
+  timeoutMs: number,
+): Promise<string[]> {
+  try {
+    const busy = await evaluateIsolated(
+      connection,
+      document,
+      callExpression(documentSettledInPage, [timeoutMs, DOM_QUIET_MS, scroll, MAX_SCROLL_STEPS]),
+      timeoutMs + ANSWER_MS,
+      "Waiting for the page to be ready",
+    ) as string[];
+    return busy.map((what) => `${document.name}: ${what}`);
+  } catch (error) {
+    if (error instanceof CdpTimeoutError) return [`${document.name}: did not answer (its script is busy)`];
+    // The document went away (navigated, detached): nothing of it to wait for.
+    if (isProtocolError(error)) return [];
+    throw error;
+  }
+}
+
+/** What the network still did: the requests open, or that they kept starting; long-lived ones named apart. */
+function networkBusy(state: NetworkState): string[] {
+  const busy: string[] = [];
+  const some = (urls: string[]) => urls.slice(0, 3).join(", ") + (urls.length > 3 ? ", …" : "");
+  if (state.open.length > 0) busy.push(`${state.open.length} request(s) still open: ${some(state.open)}`);
+  else if (state.quietMs < NETWORK_QUIET_MS && state.last !== undefined) {
+    busy.push(`requests kept starting (the last: ${state.last})`);
+  }
+  if (state.longLived.length > 0) {
+    busy.push(
+      `${state.longLived.length} long-lived request(s) open, not waited for: ${some(state.longLived)}`,
+    );
+  }
+  return busy;
+}

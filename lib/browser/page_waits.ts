@@ -1,0 +1,78 @@
+/**
+ * The waits of a row that wait for a page, under `--wait-until`: under `pauses` (the default) the spec's fixed
+ * pauses and the web-font wait before each print, exactly as the spec has them; under `ready` a readiness wait
+ * of the tab (`Tab.ready`, `page_ready.ts`) in place of each such pause, bounded by `--wait-timeout`, whose
+ * font check replaces the font wait. A readiness wait that runs out is a warning naming what kept the page
+ * busy; the row goes on with what the page shows.
+ *
+ * @module
+ */
+import type { Tab } from "./tab.ts";
+import { formatSeconds } from "./deadline.ts";
+import { waitForFonts } from "./fonts_ready.ts";
+import { pause, type PauseName, type Timings } from "../timings.ts";
+
+/** What each pause that waits for a page follows, for a warning. */
+const AFTER: Readonly<Record<Exclude<PauseName, "betweenRows">, string>> = {
+  afterFrameAppears: "after its frame appeared",
+  afterFrameSource: "after its frame was pointed at the detail page",
+  noDetailId: "without a detail record id",
+  afterRootReturn: "after returning to the portal's root page",
+  beforePrint: "before printing",
+};
+
+/** A pause that waits for a page (Job B's pause between rows waits for the portal, not for a page). */
+export type PagePause = keyof typeof AFTER;
+
+/** The waits of one row in one tab. */
+export interface PageWaits {
+  /** The pause `name`: the spec's fixed pause, or a readiness wait. */
+  pause(name: PagePause): Promise<void>;
+  /**
+   * Runs `work`, which changes the page, with the pause `name`: under `pauses` both at once (the spec's
+   * pause starts with the change), under `ready` the readiness wait after it.
+   */
+  alongside<T>(name: PagePause, work: Promise<T>): Promise<T>;
+  /** Just before the print: the web-font wait under `pauses`; nothing under `ready`, whose last wait had it. */
+  beforePrint(): Promise<void>;
+}
+
+/**
+ * The waits of a row in `tab` under `timings` (its `waitUntil`, pause scale and wait timeout); `warn` gets each
+ * warning without the row's name. Under `ready` the tab tracks its requests from now on: call this before the
+ * row's first navigation.
+ */
+export async function pageWaits(
+  tab: Pick<Tab, "fontsReady" | "ready" | "trackRequests">,
+  timings: Timings,
+  signal: AbortSignal,
+  warn: (message: string) => void,
+): Promise<PageWaits> {
+  if (timings.waitUntil === "pauses") {
+    return {
+      pause: (name) => pause(timings, name, signal),
+      alongside: async (name, work) => (await Promise.all([work, pause(timings, name, signal)]))[0],
+      beforePrint: () => waitForFonts(tab, timings.waitTimeoutMs, warn),
+    };
+  }
+  await tab.trackRequests();
+  const ready = async (name: PagePause) => {
+    const busy = await tab.ready(timings.waitTimeoutMs);
+    if (busy.length > 0) {
+      warn(
+        `the page was not ready ${formatSeconds(timings.waitTimeoutMs)} ${AFTER[name]} (${
+          busy.join("; ")
+        }); going on with what it shows`,
+      );
+    }
+  };
+  return {
+    pause: ready,
+    alongside: async (name, work) => {
+      const result = await work;
+      await ready(name);
+      return result;
+    },
+    beforePrint: () => Promise.resolve(),
+  };
+}
