@@ -46,7 +46,7 @@ export {
   type PortConfig,
   type ShipmentConfig,
 } from "./lib/config/job_config.ts";
-export type { Timings } from "./lib/timings.ts";
+export type { Timings, WaitUntil } from "./lib/timings.ts";
 
 // Errors.
 export {

@@ -40,6 +40,7 @@ import type {
   TabOptions,
   TabUse,
   Timings,
+  WaitUntil,
 } from "../mod.ts";
 
 const FUNCTIONS = [
@@ -172,4 +173,5 @@ export type PublicTypes = [
   TabOptions,
   TabUse,
   Timings,
+  WaitUntil,
 ];

@@ -8,22 +8,15 @@
  */
 import type { CdpConnection, CdpReturn, SessionSend } from "./cdp_connection.ts";
 import type { PrintParams } from "./print_options.ts";
-import { BrowserGoneError, CdpTimeoutError, errorText, NavigationError, PageScriptError } from "../errors.ts";
+import { CdpTimeoutError, NavigationError, PageScriptError } from "../errors.ts";
 import { TabSession } from "./tab_session.ts";
 import { readStream } from "./io_stream.ts";
 import { FrameTracker } from "./frame_tracker.ts";
 import { type FrameElement, frameOwner } from "./frame_element.ts";
 import { fontsReady } from "./fonts_ready.ts";
-import {
-  callExpression,
-  type PageFunction,
-  setFrameSource,
-  thrownText,
-  waitForSelectorInPage,
-} from "./page_function.ts";
+import * as inPage from "./page_function.ts";
 import { PageGuard, type Refusals } from "./page_guard.ts";
-import { RequestTracker } from "./request_tracker.ts";
-import { pageReady } from "./page_ready.ts";
+import { TabReadiness } from "./tab_readiness.ts";
 import type { TabDocument } from "./isolated_world.ts";
 import type { UrlPolicy } from "./url_policy.ts";
 
@@ -52,41 +45,28 @@ export class Tab {
   readonly #guard: PageGuard;
   /** The page's child frames, in-process and out-of-process alike, kept current from events. */
   readonly #frames: FrameTracker;
-  /** The requests of the tab's documents in flight, once {@linkcode Tab.trackRequests} switched it on. */
-  readonly #requests: RequestTracker;
-  #trackingRequests = false;
+  /** `--wait-until=ready`: the requests of the tab's documents, and the wait. */
+  readonly #readiness: TabReadiness;
 
-  private constructor(connection: CdpConnection, targetId: string, sessionId: string, policy: UrlPolicy) {
+  private constructor(connection: CdpConnection, targetId: string, session: TabSession, policy: UrlPolicy) {
     this.#connection = connection;
     this.#targetId = targetId;
-    this.#session = new TabSession(connection, sessionId);
+    this.#session = session;
     this.#guard = new PageGuard(connection, policy, targetId);
-    this.#requests = new RequestTracker(connection);
-    this.#frames = new FrameTracker(connection, { enable: (id, kind) => this.#followFrameSession(id, kind) });
-  }
-
-  /** Guards an out-of-process frame's session and, once the tab tracks requests, follows its requests too. */
-  #followFrameSession(sessionId: string, kind: "tab" | "frame"): ReturnType<PageGuard["enable"]> {
-    const guarded = this.#guard.enable(sessionId, kind);
-    if (!this.#trackingRequests) return guarded;
-    const followed = this.#requests.follow(sessionId);
-    return {
-      off: () => [guarded, followed].forEach(({ off }) => off()),
-      enabled: Promise.all([guarded.enabled, followed.enabled]),
-    };
+    this.#readiness = new TabReadiness(connection, this.#session, () => this.#documents());
+    // An out-of-process frame's session is guarded, and its requests followed once the tab tracks them.
+    this.#frames = new FrameTracker(connection, {
+      enable: (id, kind) => this.#readiness.withFrameSession(id, this.#guard.enable(id, kind)),
+    });
   }
 
   /** Opens a new blank tab in the connected browser (or adopts the first one) and attaches to it. */
   static async open(connection: CdpConnection, options: TabOptions): Promise<Tab> {
-    const targetId = options.existingTarget ??
-      (await connection.send("Target.createTarget", { url: "about:blank" }, QUICK_CALL_MS)).targetId;
-    const { sessionId } = await connection.send(
-      "Target.attachToTarget",
-      { targetId, flatten: true },
-      QUICK_CALL_MS,
-    );
-    const tab = new Tab(connection, targetId, sessionId, options.policy);
-    tab.#watch(options.onDialog);
+    const { session, targetId } = await TabSession.attach(connection, options.existingTarget);
+    const sessionId = session.id;
+    const tab = new Tab(connection, targetId, session, options.policy);
+    session.dismissDialogs(options.onDialog);
+    tab.#watch();
     const guarded = tab.#guard.enable(sessionId, "tab");
     tab.#session.onClose(guarded.off);
     await Promise.all([
@@ -100,14 +80,8 @@ export class Tab {
     return tab;
   }
 
-  #watch(onDialog: (message: string) => void): void {
+  #watch(): void {
     const session = this.#session;
-    session.on("Page.javascriptDialogOpening", (params) => {
-      onDialog(`${params.type} dialog dismissed: ${String(params.message).slice(0, 200)}`);
-      // Leaving a page with a beforeunload handler must still proceed; everything else is cancelled.
-      this.#send("Page.handleJavaScriptDialog", { accept: params.type === "beforeunload" }, QUICK_CALL_MS)
-        .catch(() => {});
-    });
     session.onClose(this.#frames.follow(session.id));
     session.on("Page.frameNavigated", (params) => {
       if (params.frame.parentId !== undefined) return;
@@ -120,7 +94,7 @@ export class Tab {
   readonly #send: SessionSend = (method, params, timeoutMs, label) =>
     this.#session.send(method, params, timeoutMs, label);
 
-  /** Why the tab can no longer be used (renderer crashed, tab closed), or undefined while it works. */
+  /** Why the tab can no longer be used ({@linkcode TabSession.goneReason}), or undefined while it works. */
   get goneReason(): string | undefined {
     return this.#session.goneReason;
   }
@@ -159,7 +133,7 @@ export class Tab {
     } catch (error) {
       load.cancel();
       if (!(error instanceof CdpTimeoutError)) throw error;
-      await this.#stopAfter(error);
+      await this.#session.stopLoadingAfter(error);
       throw new NavigationError(`${error.message}: the server did not answer`);
     }
     if (result.errorText) {
@@ -171,24 +145,9 @@ export class Tab {
       return true;
     } catch (error) {
       if (!(error instanceof CdpTimeoutError)) throw error;
-      await this.#stopAfter(error);
+      await this.#session.stopLoadingAfter(error);
       return false;
     }
-  }
-
-  /** Stops a load past its time; refused between two documents (a loaded host), the timeout stands. */
-  async #stopAfter(timeout: CdpTimeoutError): Promise<void> {
-    try {
-      await this.stopLoading();
-    } catch (error) {
-      if (error instanceof BrowserGoneError) throw error;
-      throw new CdpTimeoutError(`${timeout.message}, and the load could not be stopped: ${errorText(error)}`);
-    }
-  }
-
-  /** Stops a load in progress (a server that never answers, a body that never ends). */
-  async stopLoading(): Promise<void> {
-    await this.#send("Page.stopLoading", {}, QUICK_CALL_MS);
   }
 
   /**
@@ -198,17 +157,17 @@ export class Tab {
    * @throws {PageScriptError} when the function throws in the page.
    */
   async evaluate<R>(
-    fn: PageFunction<R>,
+    fn: inPage.PageFunction<R>,
     args: readonly unknown[],
     timeoutMs: number,
     label: string,
   ): Promise<R> {
     this.#session.doing(label.charAt(0).toLowerCase() + label.slice(1));
-    const expression = callExpression(fn, args);
+    const expression = inPage.callExpression(fn, args);
     const params = { expression, awaitPromise: true, returnByValue: true };
     const result = await this.#send("Runtime.evaluate", params, timeoutMs, label);
     if (result.exceptionDetails) {
-      throw new PageScriptError(`${label} failed in the page: ${thrownText(result.exceptionDetails)}`);
+      throw new PageScriptError(`${label} failed in the page: ${inPage.thrownText(result.exceptionDetails)}`);
     }
     return result.result?.value as R;
   }
@@ -220,7 +179,7 @@ export class Tab {
    */
   waitForSelector(selector: string, timeoutMs: number): Promise<boolean> {
     return this.evaluate(
-      waitForSelectorInPage,
+      inPage.waitForSelectorInPage,
       [selector, timeoutMs],
       timeoutMs + QUICK_CALL_MS,
       `Waiting for ${selector}`,
@@ -301,42 +260,17 @@ export class Tab {
     return [page, ...frames];
   }
 
-  /**
-   * From now on, follows the requests of the tab's documents (its own session's and every out-of-process
-   * frame's), for {@linkcode Tab.ready}. Only `--wait-until=ready` asks for it: the browser then reports every
-   * request. Call it before the navigation whose page will be waited for; later calls do nothing.
-   */
-  async trackRequests(): Promise<void> {
-    if (this.#trackingRequests) return;
-    this.#trackingRequests = true;
-    const frameSessions = new Set(this.#frames.documents().map((frame) => frame.sessionId));
-    frameSessions.delete(this.#session.id);
-    await Promise.all([this.#session.id, ...frameSessions].map((sessionId) => {
-      const followed = this.#requests.follow(sessionId);
-      this.#session.onClose(followed.off);
-      return this.#session.untilGone(followed.enabled);
-    }));
+  /** Follows the requests of the tab's documents from now on, for {@linkcode Tab.ready} (`tab_readiness.ts`). */
+  trackRequests(): Promise<void> {
+    return this.#readiness.track();
   }
 
   /**
-   * Waits, at most `timeoutMs`, until the page and its frames are ready to print (`page_ready.ts`): requests
-   * quiet, documents loaded, images and web fonts loaded, content quiet. Returns what kept the page busy when
-   * the time ran out, nothing when it is ready. Tracks the tab's requests from now on if it did not yet.
+   * Waits, at most `timeoutMs`, until the page and its frames are ready to print (`page_ready.ts`); returns
+   * what kept the page busy when the time ran out, nothing when it is ready.
    */
-  async ready(timeoutMs: number): Promise<string[]> {
-    await this.trackRequests();
-    this.#session.doing("waiting for the page to be ready");
-    // Ends the wait's own timers when the tab, the browser or the run ends the wait first.
-    const timers = new AbortController();
-    try {
-      return await this.#session.untilGone(pageReady(
-        { connection: this.#connection, documents: () => this.#documents(), network: this.#requests },
-        timeoutMs,
-        timers.signal,
-      ));
-    } finally {
-      timers.abort();
-    }
+  ready(timeoutMs: number): Promise<string[]> {
+    return this.#readiness.ready(timeoutMs);
   }
 
   /** The frame element matched by `selector`, to point at another address (Job A's `pointFrameAt`). */
@@ -344,7 +278,12 @@ export class Tab {
     return {
       owner: () => frameOwner(this.#send, selector),
       point: (url) =>
-        this.evaluate(setFrameSource, [selector, url], QUICK_CALL_MS, "Pointing the frame at a new address"),
+        this.evaluate(
+          inPage.setFrameSource,
+          [selector, url],
+          QUICK_CALL_MS,
+          "Pointing the frame at a new address",
+        ),
       frames: this.#frames,
       untilGone: (promise) => this.#session.untilGone(promise),
     };

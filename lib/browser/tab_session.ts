@@ -6,8 +6,11 @@
  * @module
  */
 import type { CdpConnection, CdpEvent, CdpEventParams, SessionSend } from "./cdp_connection.ts";
-import { TabGoneError } from "../errors.ts";
+import { BrowserGoneError, CdpTimeoutError, errorText, TabGoneError } from "../errors.ts";
 import { Lifeline } from "./lifeline.ts";
+
+/** Deadline of attaching to a tab and of answering its dialogs. */
+const TAB_CALL_MS = 10_000;
 
 /** One tab's flat session on a browser connection. */
 export class TabSession {
@@ -36,9 +39,46 @@ export class TabSession {
     }));
   }
 
+  /** Attaches to tab `existingTarget`, or to a new blank tab; returns its session and its target id. */
+  static async attach(
+    connection: CdpConnection,
+    existingTarget?: string,
+  ): Promise<{ session: TabSession; targetId: string }> {
+    const targetId = existingTarget ??
+      (await connection.send("Target.createTarget", { url: "about:blank" }, TAB_CALL_MS)).targetId;
+    const attached = await connection.send("Target.attachToTarget", { targetId, flatten: true }, TAB_CALL_MS);
+    return { session: new TabSession(connection, attached.sessionId), targetId };
+  }
+
+  /**
+   * Dismisses every dialog the tab's pages open (alert, confirm, prompt: they would freeze the page), telling
+   * `onDialog`; leaving a page with a beforeunload handler still proceeds.
+   */
+  dismissDialogs(onDialog: (message: string) => void): void {
+    this.on("Page.javascriptDialogOpening", (params) => {
+      onDialog(`${params.type} dialog dismissed: ${String(params.message).slice(0, 200)}`);
+      this.send("Page.handleJavaScriptDialog", { accept: params.type === "beforeunload" }, TAB_CALL_MS)
+        .catch(() => {});
+    });
+  }
+
   /** Sends one command to the tab, failed at once when the tab or the browser is gone. */
   readonly send: SessionSend = (method, params, timeoutMs, label) =>
     this.#life.run(() => this.#connection.send(method, params, timeoutMs, this.id, label));
+
+  /**
+   * Stops a load that ran past its deadline `timeout` (a server that never answers, a body that never ends).
+   * Chromium refuses that while the navigation is between two documents (measured on a loaded host: "Not
+   * attached to an active page"): the load then goes on, so the timeout stands, saying so.
+   */
+  async stopLoadingAfter(timeout: CdpTimeoutError): Promise<void> {
+    try {
+      await this.send("Page.stopLoading", {}, TAB_CALL_MS);
+    } catch (error) {
+      if (error instanceof BrowserGoneError) throw error;
+      throw new CdpTimeoutError(`${timeout.message}, and the load could not be stopped: ${errorText(error)}`);
+    }
+  }
 
   /** Settles like `promise`, or fails as soon as the tab or the browser is gone. */
   untilGone<T>(promise: Promise<T>): Promise<T> {
