@@ -27,6 +27,8 @@ export interface DrawnOptions {
   stopAfterRow?: number;
   /** How the job server answers this run. */
   jobServer: JobServerMode;
+  /** `--wait-until`: the spec's pauses, or a readiness wait in place of each. */
+  waitUntil: "pauses" | "ready";
 }
 
 /** One soak run, as drawn. */
@@ -72,8 +74,11 @@ export function drawRun(seed: number, job: SoakJob, limits: DrawLimits): SoakPla
     retries: random.int(0, 2),
     failOnRowErrors: random.chance(0.5),
     jobServer: random.weighted(JOB_SERVER_MODES),
+    waitUntil: "pauses",
   };
   if (limits.rows > 1 && random.chance(0.25)) options.stopAfterRow = random.int(1, limits.rows - 1);
+  // Drawn last, so the options drawn before it keep their values for every seed.
+  options.waitUntil = random.chance(0.3) ? "ready" : "pauses";
   return { seed, job, rows, options };
 }
 
@@ -100,6 +105,7 @@ export function drawSummary(plan: SoakPlan): string {
     `c${options.concurrency}`,
     `r${options.retries}`,
     ...(options.failOnRowErrors ? ["fail-on-row-errors"] : []),
+    ...(options.waitUntil === "ready" ? ["wait-until ready"] : []),
     ...(options.stopAfterRow === undefined ? [] : [`stop after ${options.stopAfterRow} + resume`]),
     ...(options.jobServer === "ok" ? [] : [`job server ${options.jobServer}`]),
   ];

@@ -107,6 +107,7 @@ export function jobArgs(input: JobRunInput, csv: string): string[] {
     `--concurrency=${options.concurrency}`,
     `--retries=${options.retries}`,
     ...(options.failOnRowErrors ? ["--fail-on-row-errors"] : []),
+    `--wait-until=${options.waitUntil}`,
     ...(input.resume ? ["--resume"] : []),
   ];
 }
