@@ -22,6 +22,8 @@ export interface TryBudget {
   priorRequests: number;
   /** Whether the soak killed this row's renderer or browser in this run. */
   killed: boolean;
+  /** `--pool`: the run goes through the soak's pool of browserless instances. */
+  pool: boolean;
 }
 
 /** One way a row behaves. */
@@ -40,6 +42,12 @@ export interface Behaviour {
   detail: boolean;
   /** Set on the rows that ask the soak to kill something. */
   kill?: KillCase;
+  /**
+   * Through a browserless pool, the page ends its own session: it asks for a local file, which browserless
+   * (without `ALLOW_FILE_PROTOCOL`) answers by closing the whole browser. The row fails every try, and every
+   * other row in progress on the session loses its try too.
+   */
+  endsPoolSession?: true;
 }
 
 const always = (status: RowStatus) => () => status;
@@ -54,9 +62,27 @@ const killedOnce = ({ retries, killed }: TryBudget): RowStatus =>
 
 const both: readonly SoakJob[] = ["A", "B"];
 
+/**
+ * The hostile pages whose local file browserless sees requested, measured with browserless 2.42.0 (both
+ * jobs, every vector, one row at a time): a stylesheet, an image, a font or a script of `file:` is a request
+ * of the page (the job refuses it, but browserless's own listener sees it first and closes the browser). A
+ * frame, an object, a navigation to a local file… never reach it as a request of the page.
+ */
+const SESSION_ENDING_VECTORS: ReadonlySet<HostileVector> = new Set(["stylesheet", "image", "font", "script"]);
+
+/** A plain row: its page as it should be. */
+export const NORMAL: Behaviour = {
+  name: "normal",
+  marker: "",
+  jobs: both,
+  weight: 60,
+  status: always("success"),
+  detail: true,
+};
+
 /** Every behaviour of the draw. */
 export const BEHAVIOURS: readonly Behaviour[] = [
-  { name: "normal", marker: "", jobs: both, weight: 60, status: always("success"), detail: true },
+  NORMAL,
   { name: "flaky1", marker: "FLAKY1", jobs: both, weight: 6, status: failsFirst(1), detail: true },
   { name: "flaky2", marker: "FLAKY2", jobs: both, weight: 4, status: failsFirst(2), detail: true },
   { name: "rate429", marker: "RATE429", jobs: both, weight: 3, status: failsFirst(1), detail: true },
@@ -97,21 +123,29 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   },
   { name: "latefont", marker: "LATEFONT", jobs: both, weight: 2, status: always("success"), detail: true },
   { name: "lostfont", marker: "LOSTFONT", jobs: both, weight: 1, status: always("success"), detail: true },
-  ...(Object.keys(HOSTILE_VECTORS) as HostileVector[]).map((vector): Behaviour => ({
-    name: `hostile-${vector}`,
-    marker: HOSTILE_VECTORS[vector].marker,
-    jobs: both,
-    weight: 0.6,
-    status: always("success"),
-    detail: false,
-  })),
+  ...(Object.keys(HOSTILE_VECTORS) as HostileVector[]).map((vector): Behaviour => {
+    const behaviour: Behaviour = {
+      name: `hostile-${vector}`,
+      marker: HOSTILE_VECTORS[vector].marker,
+      jobs: both,
+      weight: 0.6,
+      status: always("success"),
+      detail: false,
+    };
+    if (!SESSION_ENDING_VECTORS.has(vector)) return behaviour;
+    return { ...behaviour, status: ({ pool }) => pool ? "error" : "success", endsPoolSession: true };
+  }),
 ];
 
-/** The kill behaviours; the draw places them itself (at most one renderer kill and one browser kill a run). */
+/**
+ * The kill behaviours; the draw places them itself (at most one renderer kill and one browser kill a run;
+ * under `--pool`, sometimes a row of lost-member rows, see `member_loss.ts`).
+ */
 export const KILL_BEHAVIOURS: Readonly<Record<KillCase, Behaviour>> = {
   rendererWhileLoading: killBehaviour("kill-renderer-loading", "rendererWhileLoading"),
   rendererWhilePrinting: killBehaviour("kill-renderer-printing", "rendererWhilePrinting"),
   browserDuringRow: killBehaviour("kill-browser", "browserDuringRow"),
+  memberWhilePrinting: killBehaviour("lose-member", "memberWhilePrinting"),
 };
 
 function killBehaviour(name: string, kill: KillCase): Behaviour {

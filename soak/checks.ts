@@ -16,7 +16,7 @@ import { pdfFileName } from "../lib/file_names.ts";
 import type { RowStatus } from "../lib/run/row_result.ts";
 import type { DrawnRow, SoakPlan } from "./draw.ts";
 import type { JobRunRecord } from "./job_run.ts";
-import { type LoggedEnd, loggedEnds, rowLineIndexes } from "./log_lines.ts";
+import { firstTryFailure, type LoggedEnd, loggedEnds, rowLineIndexes } from "./log_lines.ts";
 import { exitCodeFor, type Prediction, type RowPrediction } from "./model.ts";
 import type { RunState } from "./run_state.ts";
 
@@ -86,8 +86,21 @@ function checkRows({ plan, prediction, record }: RunEvidence, ends: LoggedEnd[],
     if (end.present !== predicted.present && end.status === "success") {
       problems.push(`row ${row.index}: ${end.present ? "logged present" : "captured again"} under --resume`);
     }
+    problems.push(...checkFirstTry(row, predicted, record.stdout));
   }
   return problems;
+}
+
+/** A row the model says fails its first try (it was on the lost pool member) failed it for that cause. */
+function checkFirstTry(row: DrawnRow, predicted: RowPrediction, log: string): string[] {
+  if (predicted.firstTryFailure === undefined) return [];
+  const failure = firstTryFailure(log, row.index);
+  if (failure !== undefined && predicted.firstTryFailure.test(failure)) return [];
+  return [
+    `row ${row.index} (${row.behaviour.name}): its first try ${
+      failure === undefined ? "did not fail" : `failed with "${failure}"`
+    }, expected to fail as ${predicted.firstTryFailure.source}`,
+  ];
 }
 
 function statusAllowed(predicted: RowPrediction, end: LoggedEnd): boolean {
@@ -153,6 +166,7 @@ function checkLeftovers(state: RunState): string[] {
     ...state.otherOutputs.map((name) => `file left in the output folder: ${name}`),
     ...state.tmpLeft.map((name) => `temporary file left: ${name}`),
     ...state.processesLeft.map((pid) => `process ${pid} of the run outlived it`),
+    ...state.poolLeft,
   ];
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import type { JobServerMode, KillCase } from "../fixtures/sandbox.ts";
-import { type Behaviour, behavioursOf, KILL_BEHAVIOURS, type SoakJob } from "./behaviours.ts";
+import { type Behaviour, behavioursOf, KILL_BEHAVIOURS, NORMAL, type SoakJob } from "./behaviours.ts";
 import { Prng } from "./prng.ts";
 
 /** One drawn row. */
@@ -37,6 +37,8 @@ export interface SoakPlan {
   job: SoakJob;
   rows: DrawnRow[];
   options: DrawnOptions;
+  /** `--pool`: the run goes through the soak's pool of two, and may lose a member. */
+  pool: boolean;
 }
 
 /** What the command line fixes instead of drawing. */
@@ -44,7 +46,12 @@ export interface DrawLimits {
   rows: number;
   /** `--concurrency N`: every run at N; otherwise 1–4. */
   concurrency?: number;
+  /** `--pool`: the runs go through a pool of two, and half of them lose a member (see `member_loss.ts`). */
+  pool?: boolean;
 }
+
+/** How often a `--pool` run loses the member serving it. */
+const MEMBER_LOSS_CHANCE = 0.5;
 
 /** Job-server behaviours and their weights: mostly fine, sometimes failing, sometimes hanging. */
 const JOB_SERVER_MODES: readonly (readonly [JobServerMode, number])[] = [
@@ -63,12 +70,6 @@ export function drawRun(seed: number, job: SoakJob, limits: DrawLimits): SoakPla
   if (random.chance(0.3)) kills.push(random.chance(0.5) ? "rendererWhileLoading" : "rendererWhilePrinting");
   if (random.chance(0.15)) kills.push("browserDuringRow");
   for (const kill of kills) behaviours[random.int(0, limits.rows - 1)] = KILL_BEHAVIOURS[kill];
-  const rows = behaviours.map((behaviour, i): DrawnRow => ({
-    index: i + 1,
-    behaviour,
-    value: rowValue(job, seed, i + 1, behaviour),
-    invoice: `I${i + 1}`,
-  }));
   const options: DrawnOptions = {
     concurrency: limits.concurrency ?? random.int(1, 4),
     retries: random.int(0, 2),
@@ -77,9 +78,46 @@ export function drawRun(seed: number, job: SoakJob, limits: DrawLimits): SoakPla
     waitUntil: "pauses",
   };
   if (limits.rows > 1 && random.chance(0.25)) options.stopAfterRow = random.int(1, limits.rows - 1);
-  // Drawn last, so the options drawn before it keep their values for every seed.
+  // Drawn after the other options, so that they keep their values for every seed.
   options.waitUntil = random.chance(0.3) ? "ready" : "pauses";
-  return { seed, job, rows, options };
+  // Drawn last: a seed draws the same rows and options with and without --pool, the pool's changes aside.
+  if (limits.pool) {
+    if (options.concurrency > 1) replaceSessionEnders(behaviours);
+    if (random.chance(MEMBER_LOSS_CHANCE)) placeMemberLoss(random, behaviours, options.concurrency);
+  }
+  const rows = behaviours.map((behaviour, i): DrawnRow => ({
+    index: i + 1,
+    behaviour,
+    value: rowValue(job, seed, i + 1, behaviour),
+    invoice: `I${i + 1}`,
+  }));
+  return { seed, job, rows, options, pool: limits.pool ?? false };
+}
+
+/**
+ * Under `--pool` with rows at once, a page that ends its pool session becomes a plain row: which other rows
+ * are in progress when it does (and lose their try) is a matter of timing, which the model cannot predict.
+ * One row at a time, only its own row is on the session, and the model predicts it.
+ */
+function replaceSessionEnders(behaviours: Behaviour[]): void {
+  for (const [i, behaviour] of behaviours.entries()) {
+    if (behaviour.endsPoolSession) behaviours[i] = NORMAL;
+  }
+}
+
+/**
+ * Makes as many rows in a row as run at once lost-member rows, from a drawn place: when they all wait in
+ * their print, they are all the rows in progress, and the member serving them is lost. A browser kill of the
+ * same run becomes a plain row: killed while lost-member rows wait for the others, it would cost them a try
+ * before the loss, and the model counts one lost try per row.
+ */
+function placeMemberLoss(random: Prng, behaviours: Behaviour[], concurrency: number): void {
+  const count = Math.min(concurrency, behaviours.length);
+  const first = random.int(0, behaviours.length - count);
+  for (const [i, behaviour] of behaviours.entries()) {
+    if (behaviour.kill === "browserDuringRow") behaviours[i] = NORMAL;
+  }
+  behaviours.fill(KILL_BEHAVIOURS.memberWhilePrinting, first, first + count);
 }
 
 /**
@@ -108,6 +146,7 @@ export function drawSummary(plan: SoakPlan): string {
     ...(options.waitUntil === "ready" ? ["wait-until ready"] : []),
     ...(options.stopAfterRow === undefined ? [] : [`stop after ${options.stopAfterRow} + resume`]),
     ...(options.jobServer === "ok" ? [] : [`job server ${options.jobServer}`]),
+    ...(plan.pool ? ["pool of two"] : []),
   ];
   const special = [...counts].map(([name, count]) => count > 1 ? `${name}×${count}` : name).join(" ");
   return `${parts.join(", ")}${special === "" ? "" : `; ${special}`}`;

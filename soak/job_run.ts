@@ -1,7 +1,8 @@
 /**
  * One run of the real job, as a subprocess with the flags of its task (`deno run -P=job …`), against real
- * Chromium and the local sandbox, its pauses off. While it runs the soak plays its part: it creates the stop
- * file once the drawn row has ended, kills a renderer or the browser when a kill page asks for it, and
+ * Chromium and the local sandbox, its pauses off (under `--pool`, through the soak's pool). While it runs the
+ * soak plays its part: it creates the stop file once the drawn row has ended, kills a renderer or the browser
+ * when a kill page asks for it (or the pool member serving the run, once the lost-member rows all wait), and
  * samples the memory of the job and its browser tree.
  *
  * @module
@@ -26,8 +27,10 @@ import { MarkedProcesses, processMemory } from "../bench/harness/proc_stats.ts";
 import type { SoakJob } from "./behaviours.ts";
 import type { SoakPlan } from "./draw.ts";
 import { loggedEnds } from "./log_lines.ts";
+import { MEMBER_LOSS, MemberLoss } from "./member_loss.ts";
+import type { SoakPool } from "./pool.ts";
 
-/** Where a soak run lives: the job's output folder and its TMPDIR (every browser process names it). */
+/** Where a soak run lives: the job's output folder and its TMPDIR (every browser it starts names it). */
 export interface RunFolder {
   out: string;
   tmp: string;
@@ -39,7 +42,7 @@ export interface RssSample {
   rowsDone: number;
   /** The job's Deno process, bytes. */
   job: number;
-  /** The job's browser tree, summed, bytes. */
+  /** The job's browser tree (under `--pool`, the pool's browsers), summed, bytes. */
   browser: number;
 }
 
@@ -73,6 +76,8 @@ export interface JobRunInput {
   stopAfterRow?: number;
   /** Values whose kill was delivered already in this soak: a page is killed once, its retry lives. */
   killedValues: Set<string>;
+  /** `--pool`: the job runs through this pool instead of a browser of its own. */
+  pool?: SoakPool;
 }
 
 const POLL_MS = 25;
@@ -109,6 +114,7 @@ export function jobArgs(input: JobRunInput, csv: string): string[] {
     ...(options.failOnRowErrors ? ["--fail-on-row-errors"] : []),
     `--wait-until=${options.waitUntil}`,
     ...(input.resume ? ["--resume"] : []),
+    ...(input.pool ? [`--browser-url=${input.pool.wsUrl}`] : []),
   ];
 }
 
@@ -120,6 +126,17 @@ export function planCsv(plan: SoakPlan): string {
 
 /** Runs the job once to its end. */
 export async function runJobOnce(input: JobRunInput): Promise<JobRunRecord> {
+  const loss = input.pool ? new MemberLoss(input.plan.rows, input.killedValues) : undefined;
+  if (loss) input.sandbox.holdUntil = loss.hold;
+  try {
+    return await runWatched(input, loss);
+  } finally {
+    loss?.release();
+    delete input.sandbox.holdUntil;
+  }
+}
+
+async function runWatched(input: JobRunInput, loss: MemberLoss | undefined): Promise<JobRunRecord> {
   const { sandbox, plan, folder, jobId } = input;
   const csv = join(folder.out, "..", "rows.csv");
   await Deno.writeTextFile(csv, planCsv(plan));
@@ -152,10 +169,13 @@ export async function runJobOnce(input: JobRunInput): Promise<JobRunRecord> {
     rowRequests: new Map(),
   };
   const byValue = new Map(plan.rows.map((row) => [row.value, row.index]));
-  const browserTree = new MarkedProcesses(folder.tmp, [child.pid]);
+  const browserTrees = (input.pool?.markers() ?? [folder.tmp]).map((marker) =>
+    new MarkedProcesses(marker, [child.pid])
+  );
   let nextSample = 0;
   let seenPages = pagesBefore;
   while (!exited) {
+    if (loss?.ready || loss?.overdue()) await loseMember(input, loss, record, byValue);
     const ends = loggedEnds(stdout.text());
     if (
       input.stopAfterRow !== undefined && !record.stopFileCreated &&
@@ -169,7 +189,7 @@ export async function runJobOnce(input: JobRunInput): Promise<JobRunRecord> {
       const kill = killAsked(request);
       if (kill === undefined || input.killedValues.has(request.query.value!)) continue;
       input.killedValues.add(request.query.value!);
-      const missed = await deliverKill(kill, folder.tmp);
+      const missed = await deliverKill(kill, input);
       const index = byValue.get(request.query.value!);
       if (missed !== undefined) record.killsMissed.push(`row ${index}: ${missed}`);
       else if (index !== undefined) record.killed.set(index, kill);
@@ -179,7 +199,8 @@ export async function runJobOnce(input: JobRunInput): Promise<JobRunRecord> {
       const job = processMemory(child.pid)?.rss ?? 0;
       // From the first row on: the job's start-up is not what the samples are for.
       if (job > 0 && ends.length > 0) {
-        record.samples.push({ rowsDone: ends.length, job, browser: browserTree.sumRss() });
+        const browser = browserTrees.reduce((sum, tree) => sum + tree.sumRss(), 0);
+        record.samples.push({ rowsDone: ends.length, job, browser });
       }
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -228,18 +249,26 @@ export function rowRequestCounts(sandbox: Sandbox, job: SoakJob): Map<string, nu
   return counts;
 }
 
-/** The kill a kill page's hold request asks for. */
+/** The renderer or browser kill a kill page's hold request asks for (a member loss waits for its rows). */
 function killAsked(request: RecordedRequest): KillCase | undefined {
   if (request.path !== `${HOLD_PATH}/block` || request.query.value === undefined) return undefined;
   const phase = request.query.phase ?? "";
-  return phase.startsWith("kill-") ? phase.slice("kill-".length) as KillCase : undefined;
+  const kill = phase.startsWith("kill-") ? phase.slice("kill-".length) as KillCase : undefined;
+  return kill === MEMBER_LOSS ? undefined : kill;
 }
 
 /**
  * Kills the browser (its main process) or the renderer that holds a kill page's memory fingerprint, among
- * the processes of this run only. Returns why it could not, or undefined once done.
+ * the processes of this run only (under `--pool`, of the member serving it). Returns why it could not, or
+ * undefined once done.
  */
-async function deliverKill(kill: KillCase, marker: string): Promise<string | undefined> {
+async function deliverKill(kill: KillCase, input: JobRunInput): Promise<string | undefined> {
+  let marker = input.folder.tmp;
+  if (input.pool) {
+    const serving = await input.pool.serving();
+    if (typeof serving === "string") return serving;
+    marker = serving.marker;
+  }
   const processes = await browserProcessesUnder(marker);
   if (kill === "browserDuringRow") {
     const main = processes.filter(isMainBrowser);
@@ -248,4 +277,22 @@ async function deliverKill(kill: KillCase, marker: string): Promise<string | und
   }
   // The page filled its fingerprint before it asked for the hold.
   return await killFingerprintedRenderer(marker, KILL_FINGERPRINT_BYTES);
+}
+
+/**
+ * Loses the pool member serving the run once the lost-member rows all wait in their print (or gives the loss
+ * up when they waited too long), then lets them go on: on the survivor, or printing where they are.
+ */
+async function loseMember(
+  input: JobRunInput,
+  loss: MemberLoss,
+  record: JobRunRecord,
+  byValue: ReadonlyMap<string, number>,
+): Promise<void> {
+  const missed = loss.ready ? await input.pool!.loseServingMember() : loss.overdue();
+  const indexes = loss.rows.map((row) => byValue.get(row.value)!);
+  for (const row of loss.rows) input.killedValues.add(row.value);
+  if (missed !== undefined) record.killsMissed.push(`rows ${indexes.join(", ")}: ${missed}`);
+  else for (const index of indexes) record.killed.set(index, MEMBER_LOSS);
+  loss.release();
 }

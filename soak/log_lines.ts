@@ -17,6 +17,7 @@ export interface LoggedEnd {
 
 const ROW_LINE = /\bRow (\d+)\/\d+ \(/;
 const ENDED = /\bRow (\d+)\/\d+ \(.*?\): (saved .*|already present as .*|failed: (.*))$/;
+const FIRST_TRY_FAILED = /\bRow (\d+)\/\d+ \(.*?\): (?:try 1 of \d+ )?failed: (.*)$/;
 
 /** The row index of every line that names a row, in the order of the log. */
 export function rowLineIndexes(log: string): number[] {
@@ -35,4 +36,13 @@ export function loggedEnds(log: string): LoggedEnd[] {
     if (match[3] !== undefined) return [{ index, status: "error", present: false, error: match[3] }];
     return [{ index, status: "success", present: match[2]!.startsWith("already present") }];
   });
+}
+
+/** Why row `index`'s first try failed: its "try 1 of N failed" line, or its failed end; undefined if neither. */
+export function firstTryFailure(log: string, index: number): string | undefined {
+  for (const line of log.split("\n")) {
+    const match = FIRST_TRY_FAILED.exec(line);
+    if (match && Number(match[1]) === index) return match[2];
+  }
+  return undefined;
 }

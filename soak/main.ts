@@ -99,15 +99,11 @@ export async function main(args: readonly string[]): Promise<number> {
     console.error(`error: ${error instanceof Error ? error.message : error}\n${USAGE}`);
     return 1;
   }
-  if (command.pool) {
-    // The hook for issue 20 item 6: the pool of two browserless instances behind HAProxy plugs in here.
-    console.error("error: --pool is not available yet (issue 20 item 6: a pool of two behind HAProxy)");
-    return 1;
-  }
   const options: SoakOptions = {
     jobs: command.jobs,
     seeds: command.seeds,
     rows: command.rows,
+    pool: command.pool,
     onResult: (result) => console.log(runLine(result)),
   };
   if (command.concurrency !== undefined) options.concurrency = command.concurrency;

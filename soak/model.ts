@@ -20,7 +20,12 @@ export interface RunFacts {
   killed: ReadonlySet<number>;
   /** Whether the soak killed the whole browser in this run (rows in progress then may fail too). */
   browserKilled: boolean;
+  /** `--pool`: rows on the pool member the soak lost in this run (all the rows in progress then). */
+  lostWithMember: ReadonlySet<number>;
 }
+
+/** How a job names a session its pool ended (the member serving it went down). */
+export const POOL_CLOSED_SESSION = /the browser pool at \S+ closed the session/;
 
 /** One row's predicted outcome. */
 export interface RowPrediction {
@@ -33,6 +38,11 @@ export interface RowPrediction {
    * and failed because the browser was gone (an error naming the browser, nothing else).
    */
   mayFailWithBrowser: boolean;
+  /**
+   * What the row's first try must fail with, when it must fail: the row was on the pool member the soak lost,
+   * or its page ends its pool session (its end says so without retries, its "try 1 of N failed" line with).
+   */
+  firstTryFailure?: RegExp;
 }
 
 /** What the job server must receive from a run that finished (a stopped run sends nothing). */
@@ -61,13 +71,19 @@ export function predictRun(plan: SoakPlan, facts: RunFacts, model: RowModel = ro
       retries: plan.options.retries,
       priorRequests: facts.priorRequests.get(row.index) ?? 0,
       killed: facts.killed.has(row.index),
+      pool: plan.pool,
     };
-    return {
+    const prediction: RowPrediction = {
       index: row.index,
       status: present ? "success" : model(row, budget),
       present,
       mayFailWithBrowser: facts.browserKilled && plan.options.retries === 0 && !present,
     };
+    const endsSession = plan.pool && row.behaviour.endsPoolSession === true;
+    if (!present && (endsSession || facts.lostWithMember.has(row.index))) {
+      prediction.firstTryFailure = POOL_CLOSED_SESSION;
+    }
+    return prediction;
   });
   return { rows, server: { calls: serverCalls(plan.job, plan.options.jobServer) } };
 }

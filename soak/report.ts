@@ -23,8 +23,8 @@ export function runLine(result: SoakRunResult): string {
   return `FAIL ${head}${missed}\n  ${
     discrepancies.slice(0, SHOWN).join("\n  ")
   }${more}\n  replay: deno task soak --job ${plan.job} --rows ${plan.rows.length} --seed ${plan.seed}${
-    result.folder ? `   (files: ${result.folder})` : ""
-  }`;
+    plan.pool ? " --pool" : ""
+  }${result.folder ? `   (files: ${result.folder})` : ""}`;
 }
 
 /** The totals: runs, rows, discrepancies, rows per hour, and memory over time. */

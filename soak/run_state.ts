@@ -1,6 +1,7 @@
 /**
  * What a finished job process left behind: its PDFs (with their text), any other file in its output folder,
- * anything in its TMPDIR, and any process of its browser tree still alive.
+ * anything in its TMPDIR, any process of its browser tree still alive, and under `--pool` any session or
+ * browser of the run still in the pool.
  *
  * @module
  */
@@ -9,6 +10,7 @@ import { stopFileName } from "../lib/file_names.ts";
 import { pdfText } from "../tests/helpers/job_process.ts";
 import { browserProcessesLeft } from "../tests/helpers/processes.ts";
 import type { RunFolder } from "./job_run.ts";
+import type { SoakPool } from "./pool.ts";
 
 /** The state of a run's folders after the job exited. */
 export interface RunState {
@@ -20,10 +22,12 @@ export interface RunState {
   tmpLeft: string[];
   /** Processes whose command line names the run's TMPDIR, still alive 3 s after the job's exit. */
   processesLeft: number[];
+  /** `--pool`: what the run left in the pool (see `SoakPool.afterRun`), as discrepancies. */
+  poolLeft: string[];
 }
 
-/** Reads the state of `folder` after a run of job `jobId`. */
-export async function collectRunState(folder: RunFolder, jobId: string): Promise<RunState> {
+/** Reads the state of `folder` after a run of job `jobId` (through `pool`, if given). */
+export async function collectRunState(folder: RunFolder, jobId: string, pool?: SoakPool): Promise<RunState> {
   const pdfs = new Map<string, string>();
   const otherOutputs: string[] = [];
   for await (const entry of Deno.readDir(folder.out)) {
@@ -40,5 +44,6 @@ export async function collectRunState(folder: RunFolder, jobId: string): Promise
     otherOutputs: otherOutputs.sort(),
     tmpLeft,
     processesLeft: await browserProcessesLeft(folder.tmp),
+    poolLeft: await pool?.afterRun() ?? [],
   };
 }

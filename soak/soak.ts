@@ -1,7 +1,8 @@
 /**
  * The soak: for each seed and job, draw a run, run the real job against the local sandbox (twice when the
  * draw stops it: the stopped run, then the same run with `--resume`), and check what it did against the
- * model and the invariants.
+ * model and the invariants. Under `--pool` every run goes through one pool of two browserless instances
+ * behind HAProxy, started for the whole soak, and half of them lose the member serving them.
  *
  * @module
  */
@@ -18,7 +19,9 @@ import {
   type RunFolder,
   runJobOnce,
 } from "./job_run.ts";
+import { MEMBER_LOSS } from "./member_loss.ts";
 import { predictRun, type RowModel, rowModel, type RunFacts } from "./model.ts";
+import { SoakPool } from "./pool.ts";
 import { collectRunState } from "./run_state.ts";
 
 /** What to soak. */
@@ -29,6 +32,8 @@ export interface SoakOptions {
   rows: number;
   /** Every run at this `--concurrency`; drawn 1–4 otherwise. */
   concurrency?: number;
+  /** `--pool`: every run through a pool of two that sometimes loses a member. */
+  pool?: boolean;
   minutes?: number;
   /** The row model (tests hand in a wrong one). */
   model?: RowModel;
@@ -61,6 +66,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRunResult[]> {
   await using sandbox = await startSandbox({ slowMs: 3000, fontDelayMs: 1000, localFileUrl });
   // Longer than the job's --http-timeout: "slow" is a job server that hangs.
   sandbox.jobServer.slowMs = 3000;
+  await using pool = options.pool ? await SoakPool.start() : undefined;
   const killedValues = new Set<string>();
   const results: SoakRunResult[] = [];
   const deadline = options.minutes === undefined ? Infinity : Date.now() + options.minutes * 60_000;
@@ -70,9 +76,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakRunResult[]> {
         if (Date.now() >= deadline) return results;
         const plan = drawRun(seed, job, {
           rows: options.rows,
+          pool: pool !== undefined,
           ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
         });
-        const result = await soakOne(sandbox, plan, killedValues, options);
+        const result = await soakOne({ sandbox, plan, killedValues, options, pool });
         results.push(result);
         options.onResult?.(result);
       }
@@ -83,12 +90,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakRunResult[]> {
   return results;
 }
 
-async function soakOne(
-  sandbox: Sandbox,
-  plan: SoakPlan,
-  killedValues: Set<string>,
-  options: SoakOptions,
-): Promise<SoakRunResult> {
+/** What one drawn run is soaked with. */
+interface SoakOne {
+  sandbox: Sandbox;
+  plan: SoakPlan;
+  /** Values whose kill was delivered already in this soak. */
+  killedValues: Set<string>;
+  options: SoakOptions;
+  pool: SoakPool | undefined;
+}
+
+async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne): Promise<SoakRunResult> {
   const dir = await Deno.makeTempDir({ prefix: "soak-" });
   const folder: RunFolder = { out: join(dir, "out"), tmp: join(dir, "tmp") };
   await Deno.mkdir(folder.out);
@@ -110,6 +122,7 @@ async function soakOne(
       resume,
       killedValues,
       ...(stopAfterRow === undefined ? {} : { stopAfterRow }),
+      ...(pool ? { pool } : {}),
     });
     // Kept beside the run's folders: a failing run's files are left for a look.
     await Deno.writeTextFile(
@@ -119,7 +132,7 @@ async function soakOne(
     await options.afterJob?.(folder, plan);
     samples.push(...record.samples);
     killsMissed.push(...record.killsMissed);
-    return { record, prior, state: await collectRunState(folder, jobId) };
+    return { record, prior, state: await collectRunState(folder, jobId, pool) };
   };
   const check = (
     { record, prior, state }: Awaited<ReturnType<typeof run>>,
@@ -172,5 +185,8 @@ function facts(record: JobRunRecord, prior: Map<number, number>, present: Readon
     priorRequests: prior,
     killed: new Set(record.killed.keys()),
     browserKilled: [...record.killed.values()].includes("browserDuringRow"),
+    lostWithMember: new Set(
+      [...record.killed].filter(([, kill]) => kill === MEMBER_LOSS).map(([row]) => row),
+    ),
   };
 }
