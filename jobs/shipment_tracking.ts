@@ -149,9 +149,11 @@ export async function runShipmentTracking(
           await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
           await waits.pause("afterRootReturn");
         } catch (error) {
-          if (signal.aborted) throw error;
-          // The PDF is written: a portal that is slow to show its root page does not undo the row.
-          logger.warn(`Row ${index}: could not return to the portal's root page: ${errorText(error)}`);
+          // The PDF is written, so the row is done: a portal slow to show its root page does not undo it, nor
+          // does a stop meanwhile (the run then stops before the next row, and --resume finds the PDF).
+          if (!signal.aborted) {
+            logger.warn(`Row ${index}: could not return to the portal's root page: ${errorText(error)}`);
+          }
         }
         return fileName;
       }),

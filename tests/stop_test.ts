@@ -56,8 +56,11 @@ interface Phase {
   value: string;
   /** Flags that replace or add to the defaults of the job's sandbox run, by name (`{ "pause-scale": "60" }`). */
   flags?: (sandbox: Sandbox) => Record<string, string>;
-  /** Whether a row is in progress during the phase ("done": the only row was saved before it). */
-  row: "in progress" | "none" | "done";
+  /**
+   * Whether a row is in progress during the phase: "done", the only row was saved and the job is at the job
+   * server; "saved", its PDF is written and the row is finishing (Job A's return to the portal's root).
+   */
+  row: "in progress" | "none" | "done" | "saved";
   /** True once the sandbox has seen the job enter the phase. */
   reached?: (sandbox: Sandbox) => boolean;
   /** A hold outside the sandbox (a browser, a pool, a tool the browser runs). */
@@ -180,6 +183,27 @@ const PHASES: Phase[] = [
     reached: (sandbox) => phasesReached(sandbox.requests.port).includes("pause"),
   },
   {
+    // The row's PDF is in place: the row is done (and --resume will find it), not interrupted.
+    name: "Job A's return to the portal's root after the print (the PDF just appeared)",
+    job: "shipment",
+    signal: "SIGTERM",
+    value: "FCR-1",
+    row: "saved",
+    flags: () => ({ "pause-scale": "1" }),
+    hold: (dir) =>
+      Promise.resolve({
+        // Polled every 50 ms: the root's load and its 1 s pause follow the PDF's rename.
+        reached: () => {
+          try {
+            return [...Deno.readDirSync(dir.out)].some((entry) => entry.name.endsWith(".pdf"));
+          } catch {
+            return false; // the job has not made its output folder yet
+          }
+        },
+        [Symbol.asyncDispose]: () => Promise.resolve(),
+      }),
+  },
+  {
     name: "job-server call (the results upload is answered after a minute)",
     job: "port",
     signal: "SIGHUP",
@@ -261,7 +285,8 @@ async function stopInPhase(phase: Phase): Promise<void> {
   const outputs = await Array.fromAsync(Deno.readDir(dir.out), (entry) => entry.name);
   assert.deepEqual(outputs.filter((name) => name.endsWith(".partial")), [], "no partial PDF stays");
   const pdfs = outputs.filter((name) => name.endsWith(".pdf"));
-  assert.deepEqual(pdfs, phase.row === "done" ? [`001 INV-1 ${phase.value}.pdf`] : [], "PDFs");
+  const saved = phase.row === "done" || phase.row === "saved";
+  assert.deepEqual(pdfs, saved ? [`001 INV-1 ${phase.value}.pdf`] : [], "PDFs");
 
   const jobServer = sandbox.requests.jobServer;
   assert.deepEqual(
