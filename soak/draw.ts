@@ -70,8 +70,11 @@ export function drawRun(seed: number, job: SoakJob, limits: DrawLimits): SoakPla
   if (random.chance(0.3)) kills.push(random.chance(0.5) ? "rendererWhileLoading" : "rendererWhilePrinting");
   if (random.chance(0.15)) kills.push("browserDuringRow");
   for (const kill of kills) behaviours[random.int(0, limits.rows - 1)] = KILL_BEHAVIOURS[kill];
+  // Drawn even when --concurrency fixes it, so that the rest of the draw does not depend on the flag.
+  const drawn = random.int(1, 4);
+  const drawnConcurrency = limits.concurrency ?? drawn;
   const options: DrawnOptions = {
-    concurrency: limits.concurrency ?? random.int(1, 4),
+    concurrency: drawnConcurrency,
     retries: random.int(0, 2),
     failOnRowErrors: random.chance(0.5),
     jobServer: random.weighted(JOB_SERVER_MODES),

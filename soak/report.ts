@@ -20,11 +20,12 @@ export function runLine(result: SoakRunResult): string {
     : ` [kill not delivered: ${result.killsMissed.join("; ")}]`;
   if (discrepancies.length === 0) return `PASS ${head}${missed}`;
   const more = discrepancies.length > SHOWN ? `; … ${discrepancies.length - SHOWN} more` : "";
+  const replay = `deno task soak --job ${plan.job} --rows ${plan.rows.length} --seed ${plan.seed} ` +
+    `--concurrency ${plan.options.concurrency}${plan.pool ? " --pool" : ""}`;
+  const files = result.folder ? `   (files: ${result.folder})` : "";
   return `FAIL ${head}${missed}\n  ${
     discrepancies.slice(0, SHOWN).join("\n  ")
-  }${more}\n  replay: deno task soak --job ${plan.job} --rows ${plan.rows.length} --seed ${plan.seed}${
-    plan.pool ? " --pool" : ""
-  }${result.folder ? `   (files: ${result.folder})` : ""}`;
+  }${more}\n  replay: ${replay}${files}`;
 }
 
 /** The totals: runs, rows, discrepancies, rows per hour, and memory over time. */
