@@ -16,6 +16,7 @@
  * (60 s) are hang guards. The test took 1.5 min on 2 cores at a load average of 5, 1.8–2.9 min at 18–40.
  */
 import assert from "node:assert/strict";
+import { LONG_TESTS_IGNORED } from "./helpers/long_tests.ts";
 import { dirname } from "node:path";
 import {
   detailIdFor,
@@ -40,7 +41,10 @@ const VICTIM_ROWS = 6;
 const SURVIVOR_ROWS: Readonly<Record<Job, number>> = { A: 10, B: 16 };
 const HANG_GUARD_MS = 60_000;
 
-Deno.test("a pool of two behind HAProxy loses a member mid-run: its rows retried or failed", async (t) => {
+Deno.test({
+  name: "a pool of two behind HAProxy loses a member mid-run: its rows retried or failed",
+  ignore: LONG_TESTS_IGNORED,
+}, async (t) => {
   await using sandbox = await startSandbox({ slowMs: ROW_HOLD_MS });
   await t.step("--retries 2: Job A's rows on the lost member are tried again on the survivor", async () => {
     await loseAMember(sandbox, { victim: "A", retries: true, step: "R" });

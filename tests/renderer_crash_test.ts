@@ -6,6 +6,7 @@
  * succeeds (a kill page holds only as long as `slowMs` when nobody kills it).
  */
 import assert from "node:assert/strict";
+import { LONG_TESTS_IGNORED } from "./helpers/long_tests.ts";
 import { startSandbox } from "../fixtures/sandbox.ts";
 import { KILL_FINGERPRINT_BYTES, KILL_MARKERS, killPhase } from "../fixtures/sandbox/kill_pages.ts";
 import { WEB_FONT_PATH } from "../fixtures/sandbox/late_fonts.ts";
@@ -40,7 +41,7 @@ for (const { kill, concurrency, retries } of CASES) {
     `--concurrency ${concurrency}, --retries ${retries}: ${
       retries ? "the row passes on its retry" : "that row only fails"
     }`;
-  Deno.test(title, async () => {
+  Deno.test({ name: title, ignore: LONG_TESTS_IGNORED }, async () => {
     // The crash page is released after 2 s when nobody kills it (its retry); the late fonts of rows 1 and 3
     // keep their tabs busy in the browser while row 2's renderer dies.
     await using sandbox = await startSandbox({ slowMs: 2_000, fontDelayMs: 3_000 });

@@ -4,6 +4,7 @@
  * run. The seeds are fixed so that each test draws what it needs (see `soak/draw.ts`).
  */
 import assert from "node:assert/strict";
+import { LONG_TESTS_IGNORED } from "./helpers/long_tests.ts";
 import { join } from "node:path";
 import { pdfName } from "../soak/checks.ts";
 import { drawRun } from "../soak/draw.ts";
@@ -36,7 +37,10 @@ Deno.test("soak command line: names of INTERFACE.md, one-line errors", () => {
   assert.throws(() => parseSoakArgs(["--speed", "2"]), /^Error: Unknown option '--speed'/);
 });
 
-Deno.test("a short soak of fixed seeds: every outcome as the model says", async () => {
+Deno.test({
+  name: "a short soak of fixed seeds: every outcome as the model says",
+  ignore: LONG_TESTS_IGNORED,
+}, async () => {
   // Job B seed 23: 8 rows, 3 at once, a stop after row 3 then --resume, 429, a short body, a renderer killed
   // while loading. Job A seed 2: 6 rows, 3 at once, --retries 2, a stop then --resume, a renderer killed while
   // loading.
@@ -48,7 +52,10 @@ Deno.test("a short soak of fixed seeds: every outcome as the model says", async 
   assert.deepEqual(results.flatMap((result) => result.killsMissed), [], lines(results));
 });
 
-Deno.test("the soak catches a wrong model, a swapped PDF and a stray process", async () => {
+Deno.test({
+  name: "the soak catches a wrong model, a swapped PDF and a stray process",
+  ignore: LONG_TESTS_IGNORED,
+}, async () => {
   // Job B seed 17: 8 rows, 2 at once, no retries, one FLAKY1 row (fails: one try only), the rest plain.
   const plan = drawRun(17, "B", { rows: 8 });
   const flaky = plan.rows.find((row) => row.behaviour.name === "flaky1")!;

@@ -189,7 +189,8 @@ const PHASES: Phase[] = [
     signal: "SIGTERM",
     value: "FCR-1",
     row: "saved",
-    flags: () => ({ "pause-scale": "1" }),
+    // Half the spec's pauses: the root's 0.5 s pause after the PDF is still ten polls wide.
+    flags: () => ({ "pause-scale": "0.5" }),
     hold: (dir) =>
       Promise.resolve({
         // Polled every 50 ms: the root's load and its 1 s pause follow the PDF's rename.
