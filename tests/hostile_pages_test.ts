@@ -8,6 +8,7 @@
  * within a few minutes although the spec's pauses (3 s a row for Job B, 7 s for Job A) are on in half of them.
  */
 import assert from "node:assert/strict";
+import { LONG_TESTS_IGNORED } from "./helpers/long_tests.ts";
 import { join } from "node:path";
 import {
   downloadFileName,
@@ -407,7 +408,11 @@ function rowsOf(job: "port" | "shipment", refusals: Partial<Record<HostileVector
   }));
 }
 
-Deno.test("hostile pages in both jobs, spec pauses off and on: no local file in any PDF, the printed page is the job's, nothing downloaded", async (t) => {
+Deno.test({
+  name:
+    "hostile pages in both jobs, spec pauses off and on: no local file in any PDF, the printed page is the job's, nothing downloaded",
+  ignore: LONG_TESTS_IGNORED,
+}, async (t) => {
   await using bed = await HostileBed.create();
   const port = rowsOf("port", Object.fromEntries(PORT_VECTORS.map((v) => [v, PORT_REFUSALS[v]])));
   const shipment = rowsOf("shipment", SHIPMENT_REFUSALS);
@@ -453,7 +458,11 @@ Deno.test("hostile pages in both jobs, spec pauses off and on: no local file in 
   for (const { folder } of results) assert.deepEqual(await browserProcessesLeft(folder.tmp), []);
 });
 
-Deno.test("a 50-row run whose report opens a popup on every row: the browser's page-target count stays ≤ 2 throughout", async (t) => {
+Deno.test({
+  name:
+    "a 50-row run whose report opens a popup on every row: the browser's page-target count stays ≤ 2 throughout",
+  ignore: LONG_TESTS_IGNORED,
+}, async (t) => {
   await using bed = await HostileBed.create();
   const values = Array.from({ length: 50 }, (_, i) => valueFor("port", "popup", i + 1));
   const poolFolder = await bed.folder();
@@ -484,7 +493,10 @@ Deno.test("a 50-row run whose report opens a popup on every row: the browser's p
   });
 });
 
-Deno.test("Job B attached to a running browser (--browser-url): no local file in any PDF either", async () => {
+Deno.test({
+  name: "Job B attached to a running browser (--browser-url): no local file in any PDF either",
+  ignore: LONG_TESTS_IGNORED,
+}, async () => {
   await using bed = await HostileBed.create();
   await using pool = await PoolBrowser.start(await bed.folder());
   // Set with Page.setDocumentContent, the report is not of a `file:` origin: Chromium refuses local files on
@@ -506,7 +518,11 @@ Deno.test("Job B attached to a running browser (--browser-url): no local file in
   }
 });
 
-Deno.test("URL policy: --allow-url and --deny-url (and their variables) refuse browser requests; local files stay refused", async (t) => {
+Deno.test({
+  name:
+    "URL policy: --allow-url and --deny-url (and their variables) refuse browser requests; local files stay refused",
+  ignore: LONG_TESTS_IGNORED,
+}, async (t) => {
   await using bed = await HostileBed.create();
   const portOrigin = new URL(bed.sandbox.portUrl).origin;
   const onlyPortal = `^${portOrigin.replace(/[.]/g, "\\.")}/`;

@@ -13,6 +13,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { LONG_TESTS_IGNORED } from "./helpers/long_tests.ts";
 import { type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
 import { CONSENT_ROOT_PATH, phasesReached } from "../fixtures/sandbox/holding_pages.ts";
 import { findChromium } from "../lib/browser/chromium_path.ts";
@@ -215,7 +216,10 @@ const PHASES: Phase[] = [
   },
 ];
 
-Deno.test("A stop (SIGINT, SIGTERM, SIGHUP) ends the run with 130 within 5 s in every phase", async (t) => {
+Deno.test({
+  name: "A stop (SIGINT, SIGTERM, SIGHUP) ends the run with 130 within 5 s in every phase",
+  ignore: LONG_TESTS_IGNORED,
+}, async (t) => {
   // Concurrent steps must leave the sanitizers to the test itself, which still checks them at its end.
   const concurrent = { sanitizeOps: false, sanitizeResources: false, sanitizeExit: false };
   await inParallel(PHASES, CONCURRENT_PHASES, async (phase) => {
