@@ -148,6 +148,7 @@ export class Browser implements AsyncDisposable {
           Tab.open(connection, {
             onDialog: (message) => options.onDialog(message, index),
             policy,
+            setupMs: options.startTimeoutMs,
             ...(existingTarget === undefined ? {} : { existingTarget }),
           });
         // A browser this job started opened a blank tab by itself: the job's first tab, saving a renderer.

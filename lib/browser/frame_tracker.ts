@@ -73,8 +73,8 @@ export class FrameTracker {
    * Asks the tab's session to attach its OOPIF frames, held at their start (`waitForDebuggerOnStart`) until
    * their events are switched on (see {@linkcode follow}).
    */
-  autoAttach(sessionId: string): Promise<CdpReturn<"Target.setAutoAttach">> {
-    return this.#connection.send("Target.setAutoAttach", AUTO_ATTACH, QUICK_CALL_MS, sessionId);
+  autoAttach(sessionId: string, timeoutMs = QUICK_CALL_MS): Promise<CdpReturn<"Target.setAutoAttach">> {
+    return this.#connection.send("Target.setAutoAttach", AUTO_ATTACH, timeoutMs, sessionId);
   }
 
   /**

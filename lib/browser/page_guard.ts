@@ -58,9 +58,13 @@ export class PageGuard {
    * (`"frame"`: its subresources and its later navigations are paused in its own session, its first
    * document in its parent's). A frame's session never holds the top frame, so it pauses only what the
    * policy can refuse there ({@linkcode UrlPolicy.frameInterceptPatterns}). Listens first, then asks
-   * Chromium to pause, so no request is missed. Returns how to stop listening, and the `Fetch.enable` call.
+   * Chromium to pause, so no request is missed. Returns how to stop listening, and the `Fetch.enable` call (within `timeoutMs`).
    */
-  enable(sessionId: string, session: "tab" | "frame"): { off: () => void; enabled: Promise<unknown> } {
+  enable(
+    sessionId: string,
+    session: "tab" | "frame",
+    timeoutMs = DECISION_MS,
+  ): { off: () => void; enabled: Promise<unknown> } {
     const off = this.#connection.on(
       "Fetch.requestPaused",
       (params) => this.#decide(sessionId, params),
@@ -70,7 +74,7 @@ export class PageGuard {
     const enabled = this.#connection.send(
       "Fetch.enable",
       { patterns: [...patterns] },
-      DECISION_MS,
+      timeoutMs,
       sessionId,
     );
     return { off, enabled };

@@ -33,6 +33,8 @@ export interface TabOptions {
   policy: UrlPolicy;
   /** Attach to this existing blank tab (the one a browser this job started opened) instead of a new one. */
   existingTarget?: string;
+  /** Deadline of each call setting the tab up (10 s); a start gives its own (a loaded host took > 10 s). */
+  setupMs?: number;
 }
 
 /** A page-level tab. Create it with {@linkcode Tab.open}. */
@@ -62,20 +64,21 @@ export class Tab {
 
   /** Opens a new blank tab in the connected browser (or adopts the first one) and attaches to it. */
   static async open(connection: CdpConnection, options: TabOptions): Promise<Tab> {
-    const { session, targetId } = await TabSession.attach(connection, options.existingTarget);
+    const setupMs = options.setupMs ?? QUICK_CALL_MS;
+    const { session, targetId } = await TabSession.attach(connection, options.existingTarget, setupMs);
     const sessionId = session.id;
     const tab = new Tab(connection, targetId, session, options.policy);
     session.dismissDialogs(options.onDialog);
     tab.#watch();
-    const guarded = tab.#guard.enable(sessionId, "tab");
+    const guarded = tab.#guard.enable(sessionId, "tab", setupMs);
     tab.#session.onClose(guarded.off);
     await Promise.all([
       guarded.enabled,
-      tab.#send("Page.enable", {}, QUICK_CALL_MS),
-      tab.#send("Inspector.enable", {}, QUICK_CALL_MS),
+      tab.#send("Page.enable", {}, setupMs),
+      tab.#send("Inspector.enable", {}, setupMs),
       // Out-of-process frames (another site in an iframe) become sessions of their own: attach to them,
       // held at their start until their events are switched on (see FrameTracker's attach handler).
-      tab.#frames.autoAttach(sessionId),
+      tab.#frames.autoAttach(sessionId, setupMs),
     ]);
     return tab;
   }
@@ -265,10 +268,7 @@ export class Tab {
     return this.#readiness.track();
   }
 
-  /**
-   * Waits, at most `timeoutMs`, until the page and its frames are ready to print (`page_ready.ts`); returns
-   * what kept the page busy when the time ran out, nothing when it is ready.
-   */
+  /** Waits ≤ `timeoutMs` until page and frames are ready to print (`page_ready.ts`); returns what kept them busy. */
   ready(timeoutMs: number): Promise<string[]> {
     return this.#readiness.ready(timeoutMs);
   }

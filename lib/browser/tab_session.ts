@@ -43,10 +43,11 @@ export class TabSession {
   static async attach(
     connection: CdpConnection,
     existingTarget?: string,
+    timeoutMs = TAB_CALL_MS,
   ): Promise<{ session: TabSession; targetId: string }> {
     const targetId = existingTarget ??
-      (await connection.send("Target.createTarget", { url: "about:blank" }, TAB_CALL_MS)).targetId;
-    const attached = await connection.send("Target.attachToTarget", { targetId, flatten: true }, TAB_CALL_MS);
+      (await connection.send("Target.createTarget", { url: "about:blank" }, timeoutMs)).targetId;
+    const attached = await connection.send("Target.attachToTarget", { targetId, flatten: true }, timeoutMs);
     return { session: new TabSession(connection, attached.sessionId), targetId };
   }
 
