@@ -174,6 +174,13 @@ Deno.test("an out-of-process frame of the report is guarded in its own session",
     assert.equal(await browser.tab.navigate(reportUrl, 10_000), true);
     const refusals = await refusalsOf(browser.tab, "the frame's denied page", FRAME_REFUSAL_MS);
     assert.equal(refusals.first, denied);
+    // As above: printed while the error page's commit is under way, the print can hang (seen once in a
+    // run beside four other test files at a load average of 9: 30 s).
+    await waitUntil(
+      () => browser.tab.frameUrls().includes("chrome-error://chromewebdata/"),
+      FRAME_REFUSAL_MS,
+      "the frame's error page",
+    );
     const text = await printedText(browser.tab, dir, "oopif-denied.pdf");
     assert.ok(text.includes(REPORT_TEXT) && !text.includes("DENIED PAGE"), text);
     assert.ok(server.requests.every((r) => r.path !== "/denied"), "the denied page was requested");

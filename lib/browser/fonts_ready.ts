@@ -14,11 +14,10 @@
  *
  * @module
  */
-import type { CdpConnection } from "./cdp_connection.ts";
 import { formatSeconds } from "./deadline.ts";
 import { callExpression } from "./page_function.ts";
 import { CdpTimeoutError } from "../errors.ts";
-import { evaluateIsolated, isProtocolError, type TabDocument } from "./isolated_world.ts";
+import { isProtocolError, type TabDocument, type WorldRunner } from "./isolated_world.ts";
 
 /**
  * What the calls get beyond the wait, for their answers to arrive. The page's own timer ends the wait on time
@@ -66,7 +65,7 @@ export function fontsReadyInPage(timeoutMs: number): Promise<boolean> {
  * @throws {BrowserGoneError} when the browser is gone; the stop's reason when the run is stopped.
  */
 export async function fontsReady(
-  connection: Pick<CdpConnection, "send">,
+  worlds: WorldRunner,
   documents: readonly TabDocument[],
   timeoutMs: number,
 ): Promise<string[]> {
@@ -75,8 +74,7 @@ export async function fontsReady(
   const left = (ms: number) => Math.max(0, start + ms - performance.now());
   const ready = await Promise.all(documents.map(async (document) => {
     try {
-      const value = await evaluateIsolated(
-        connection,
+      const value = await worlds.evaluate(
         document,
         callExpression(fontsReadyInPage, [left(timeoutMs)]),
         left(timeoutMs + ANSWER_MS),

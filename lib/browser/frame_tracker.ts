@@ -42,11 +42,19 @@ export interface ChildFrame {
 /** The part of the DevTools connection the tracker uses (a recorded event sequence can stand in for it). */
 export type FrameEventSource = Pick<CdpConnection, "on" | "send">;
 
+/** What the tab does with its child frames: guards each OOPIF frame's session, and hears of their documents. */
+export interface FrameHooks extends Pick<PageGuard, "enable"> {
+  /** Frame `frameId` committed a new document, reached through session `sessionId`. */
+  committed?(frameId: string, sessionId: string): void;
+  /** Frame `frameId` left the page. */
+  detached?(frameId: string): void;
+}
+
 /** The child frames of one tab. */
 export class FrameTracker {
   readonly #connection: FrameEventSource;
-  /** Guards each OOPIF frame's session: its requests are paused and decided like the tab's. */
-  readonly #guard: Pick<PageGuard, "enable">;
+  /** Guards each OOPIF frame's session (its requests are paused and decided like the tab's); told of commits. */
+  readonly #guard: FrameHooks;
   /**
    * The page's child frames by frame id, in-process and out-of-process alike (an out-of-process frame's
    * target id is its frame id).
@@ -64,7 +72,7 @@ export class FrameTracker {
   readonly #swaps = new Map<string, true | (() => void)>();
 
   /** A tracker whose OOPIF frame sessions are guarded by `guard`; nothing is followed before {@linkcode follow}. */
-  constructor(connection: FrameEventSource, guard: Pick<PageGuard, "enable">) {
+  constructor(connection: FrameEventSource, guard: FrameHooks) {
     this.#connection = connection;
     this.#guard = guard;
   }
@@ -258,7 +266,9 @@ export class FrameTracker {
     const connection = this.#connection;
     const offs = [
       connection.on("Page.frameNavigated", ({ frame }) => {
-        if (frame.parentId !== undefined) this.#recordCommit(frame.id, frame, true, sessionId);
+        if (frame.parentId === undefined) return;
+        this.#recordCommit(frame.id, frame, true, sessionId);
+        this.#guard.committed?.(frame.id, sessionId);
       }, sessionId),
       connection.on("Page.frameDetached", (params) => {
         // "swap": the frame moved to a process of its own (OOPIF) and lives on in its own session.
@@ -266,6 +276,7 @@ export class FrameTracker {
         else {
           this.#childFrames.delete(params.frameId);
           this.#sessionOf.delete(params.frameId);
+          this.#guard.detached?.(params.frameId);
         }
       }, sessionId),
       connection.on("Page.frameStoppedLoading", ({ frameId }) => {

@@ -16,9 +16,8 @@
  *
  * @module
  */
-import type { CdpConnection } from "./cdp_connection.ts";
 import { ANSWER_MS, fontsReady } from "./fonts_ready.ts";
-import { evaluateIsolated, isProtocolError, type TabDocument } from "./isolated_world.ts";
+import { isProtocolError, type TabDocument, type WorldRunner } from "./isolated_world.ts";
 import { callExpression } from "./page_function.ts";
 import type { NetworkState } from "./request_tracker.ts";
 import { CdpTimeoutError } from "../errors.ts";
@@ -47,7 +46,8 @@ const MAX_SCROLL_STEPS = 40;
 
 /** Where the wait gets what it checks: the browser, the tab's documents now, and its requests. */
 export interface ReadySources {
-  connection: Pick<CdpConnection, "send">;
+  /** Runs the checks in each document's isolated world. */
+  worlds: WorldRunner;
   /** The page and each of its frames, as they are now. */
   documents(): TabDocument[];
   /** The tab's requests in flight. */
@@ -148,7 +148,7 @@ export async function pageReady(
         return reached;
       }),
       Promise.all(
-        documents.map((document, i) => documentBusy(sources.connection, document, scroll[i]!, left())),
+        documents.map((document, i) => documentBusy(sources.worlds, document, scroll[i]!, left())),
       ).then((busy) => {
         checkedWhileQuiet = quiet !== undefined;
         return busy.flat();
@@ -156,7 +156,7 @@ export async function pageReady(
     ]);
     if (!networkQuiet) return [...networkBusy(sources.network.state()), ...busy];
     busy.push(
-      ...(await fontsReady(sources.connection, documents, left())).map((name) =>
+      ...(await fontsReady(sources.worlds, documents, left())).map((name) =>
         `${name}: web fonts still loading`
       ),
     );
@@ -187,14 +187,13 @@ async function untilNetworkQuiet(
 
 /** What a document still did when its check ended, each named with the document; nothing when it is ready. */
 async function documentBusy(
-  connection: Pick<CdpConnection, "send">,
+  worlds: WorldRunner,
   document: TabDocument,
   scroll: boolean,
   timeoutMs: number,
 ): Promise<string[]> {
   try {
-    const busy = await evaluateIsolated(
-      connection,
+    const busy = await worlds.evaluate(
       document,
       callExpression(documentSettledInPage, [timeoutMs, DOM_QUIET_MS, scroll, MAX_SCROLL_STEPS]),
       timeoutMs + ANSWER_MS,

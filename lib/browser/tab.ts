@@ -17,7 +17,7 @@ import { fontsReady } from "./fonts_ready.ts";
 import * as inPage from "./page_function.ts";
 import { PageGuard, type Refusals } from "./page_guard.ts";
 import { TabReadiness } from "./tab_readiness.ts";
-import type { TabDocument } from "./isolated_world.ts";
+import { IsolatedWorlds, type TabDocument } from "./isolated_world.ts";
 import type { UrlPolicy } from "./url_policy.ts";
 
 export type { PageFunction } from "./page_function.ts";
@@ -49,16 +49,21 @@ export class Tab {
   readonly #frames: FrameTracker;
   /** `--wait-until=ready`: the requests of the tab's documents, and the wait. */
   readonly #readiness: TabReadiness;
+  /** Each document's isolated world, made as it commits, for the waits before a print. */
+  readonly #worlds: IsolatedWorlds;
 
   private constructor(connection: CdpConnection, targetId: string, session: TabSession, policy: UrlPolicy) {
     this.#connection = connection;
     this.#targetId = targetId;
     this.#session = session;
     this.#guard = new PageGuard(connection, policy, targetId);
-    this.#readiness = new TabReadiness(connection, this.#session, () => this.#documents());
+    this.#worlds = new IsolatedWorlds(connection);
+    this.#readiness = new TabReadiness(connection, this.#session, this.#worlds, () => this.#documents());
     // An out-of-process frame's session is guarded, and its requests followed once the tab tracks them.
     this.#frames = new FrameTracker(connection, {
       enable: (id, kind) => this.#readiness.withFrameSession(id, this.#guard.enable(id, kind)),
+      committed: (frameId, sessionId) => this.#worlds.committed(frameId, sessionId),
+      detached: (frameId) => this.#worlds.forget([frameId]),
     });
   }
 
@@ -91,6 +96,8 @@ export class Tab {
       this.#guard.topFrameCommitted(params.frame);
       // A new document in the tab itself: its child frames are new too.
       this.#frames.clear();
+      this.#worlds.forget();
+      this.#worlds.committed(params.frame.id, session.id);
     });
   }
 
@@ -253,7 +260,7 @@ export class Tab {
 
   /** Waits, at most `timeoutMs`, for the web fonts of the page and its frames; names those still loading. */
   fontsReady(timeoutMs: number): Promise<string[]> {
-    return fontsReady(this.#connection, this.#documents(), timeoutMs);
+    return fontsReady(this.#worlds, this.#documents(), timeoutMs);
   }
 
   /** The page and each of its child frames, with the session that reaches each. */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { CdpConnection } from "./cdp_connection.ts";
-import type { TabDocument } from "./isolated_world.ts";
+import type { TabDocument, WorldRunner } from "./isolated_world.ts";
 import { pageReady } from "./page_ready.ts";
 import type { PageGuard } from "./page_guard.ts";
 import { RequestTracker } from "./request_tracker.ts";
@@ -17,17 +17,22 @@ type Followed = ReturnType<PageGuard["enable"]>;
 
 /** The readiness of one tab's documents. */
 export class TabReadiness {
-  readonly #connection: CdpConnection;
   readonly #session: TabSession;
   readonly #documents: () => TabDocument[];
+  readonly #worlds: WorldRunner;
   /** The requests of the tab's documents in flight, once {@linkcode TabReadiness.track} switched it on. */
   readonly #requests: RequestTracker;
   #tracking = false;
 
-  /** For the tab of `session`, whose page and frames `documents` lists. */
-  constructor(connection: CdpConnection, session: TabSession, documents: () => TabDocument[]) {
-    this.#connection = connection;
+  /** For the tab of `session`, whose page and frames `documents` lists, each checked in its world of `worlds`. */
+  constructor(
+    connection: CdpConnection,
+    session: TabSession,
+    worlds: WorldRunner,
+    documents: () => TabDocument[],
+  ) {
     this.#session = session;
+    this.#worlds = worlds;
     this.#documents = documents;
     this.#requests = new RequestTracker(connection);
   }
@@ -65,7 +70,7 @@ export class TabReadiness {
     const timers = new AbortController();
     try {
       return await this.#session.untilGone(pageReady(
-        { connection: this.#connection, documents: this.#documents, network: this.#requests },
+        { worlds: this.#worlds, documents: this.#documents, network: this.#requests },
         timeoutMs,
         timers.signal,
       ));
