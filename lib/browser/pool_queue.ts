@@ -41,12 +41,12 @@ export async function connectQueued(
   let queued = false;
   const notice = setTimeout(() => {
     queued = true;
+    const why =
+      "a full pool answers when one of its browsers is free, a loaded one once it has started a browser";
     queue.onNotice(
       `Waiting in the browser pool's queue: ${redactSecrets(url)} has not answered in ${
         formatSeconds(queue.noticeMs)
-      } (a full pool answers when one of its browsers is free); waiting up to ${
-        formatDuration(queue.timeoutMs)
-      }, a stop ends the wait`,
+      } (${why}); waiting up to ${formatDuration(queue.timeoutMs)}, a stop ends the wait`,
     );
   }, queue.noticeMs);
   const { stopRequested } = queue;
