@@ -4,8 +4,8 @@
  * `MutationObserver` or `IntersectionObserver` changes nothing for the function. The waits before a print run
  * there (`fonts_ready.ts`, `page_ready.ts`).
  *
- * A tab's worlds are made as soon as each document commits ({@linkcode IsolatedWorlds.committed}), while the
- * document still loads, so that the wait before a print costs one call per document instead of two (the
+ * A tab's worlds are asked for as soon as each document commits ({@linkcode IsolatedWorlds.committed}), while
+ * the document still loads, so that the wait before a print costs one call per document instead of two (the
  * world's making was half the font wait of a Job A row at `--pause-scale=0`).
  *
  * @module
@@ -15,7 +15,7 @@ import type { CdpConnection } from "./cdp_connection.ts";
 /** The isolated world's name; Chromium keeps one world per name and document. */
 const WORLD_NAME = "capture-jobs";
 
-/** Deadline of a world made ahead of its use; a use waits for it only within its own deadline. */
+/** Deadline of the call asking for a world ahead of its use (no use waits for it: one takes a world made). */
 const AHEAD_MS = 10_000;
 
 /** One document of a tab: its frame, the session that reaches it, and how a message names it. */
