@@ -1,34 +1,57 @@
 /**
- * Is the Deno process's memory growth in a long Job B run kept memory or garbage not yet collected? Runs
- * the project's `runPortTracking` in this process over N rows (pause scale 0) and, when the log line of
- * every 100th row arrives, forces a full GC and records the heap still in use and the resident set. The
- * sandbox runs here too; its request log is emptied at each checkpoint so only the job's memory counts.
- * Not part of `deno task bench`:
+ * Is the Deno process's memory growth in a long run kept memory or garbage not yet collected? Runs the
+ * project's `runPortTracking` (Job B) or `runShipmentTracking` (Job A) in this process over N rows (pause
+ * scale 0) and, when the log line of every 100th row arrives, forces a full GC and records the heap still in
+ * use and the resident set. The sandbox runs here too; its request log is emptied at each checkpoint so only
+ * the job's memory counts. Not part of `deno task bench`:
  *
- *     deno run -A --v8-flags=--expose-gc bench/diagnostics/job_memory.ts [--rows 1000]
+ *     deno run -A --v8-flags=--expose-gc bench/diagnostics/job_memory.ts [--job A|B] [--rows 1000] [--concurrency 1]
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import { startSandbox } from "../../fixtures/sandbox.ts";
 import { runPortTracking } from "../../jobs/port_tracking.ts";
-import { parsePortCommand } from "../../lib/config/job_config.ts";
+import { runShipmentTracking } from "../../jobs/shipment_tracking.ts";
+import { parsePortCommand, parseShipmentCommand } from "../../lib/config/job_config.ts";
 import { startJobLog } from "../../lib/run/job_log.ts";
+import type { JobContext } from "../../lib/run/job_runner.ts";
 import { benchCsv, benchRows } from "../harness/inputs.ts";
 import { table } from "../harness/markdown.ts";
 import { fullGc } from "../../tests/helpers/heap.ts";
 
-const { values } = parseArgs({ args: Deno.args, options: { rows: { type: "string", default: "1000" } } });
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    job: { type: "string", default: "B" },
+    rows: { type: "string", default: "1000" },
+    concurrency: { type: "string", default: "1" },
+  },
+});
 const rows = Number(values.rows);
+const job = values.job.toUpperCase() === "A" ? "shipment" : "port";
 await using sandbox = await startSandbox();
 const dir = await Deno.makeTempDir({ prefix: "cjm-" });
 const input = `${dir}/in.csv`;
-await Deno.writeTextFile(input, benchCsv("port", benchRows("port", rows)));
-const command = parsePortCommand(
-  [input, `${dir}/out`, "diag", "--pause-scale=0", `--port-url=${sandbox.portUrl}`],
-  () => undefined,
-);
-if (command.action !== "run") throw new Error("unexpected command");
+await Deno.writeTextFile(input, benchCsv(job, benchRows(job, rows)));
+const common = [input, `${dir}/out`, "diag", "--pause-scale=0", `--concurrency=${values.concurrency}`];
+/** The job's run over the rows, as its entry point would start it. */
+const run: (context: JobContext) => Promise<number> = (() => {
+  if (job === "port") {
+    const command = parsePortCommand([...common, `--port-url=${sandbox.portUrl}`], () => undefined);
+    if (command.action !== "run") throw new Error("unexpected command");
+    return (context) => runPortTracking(command.config, context);
+  }
+  const command = parseShipmentCommand([
+    ...common,
+    `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
+    `--reporting-url=${sandbox.reportingUrl}`,
+    `--frame-selector=${sandbox.frameSelector}`,
+    "--consent-timeout=0.05",
+  ], () => undefined);
+  if (command.action !== "run") throw new Error("unexpected command");
+  return (context) => runShipmentTracking(command.config, context);
+})();
 await Deno.mkdir(`${dir}/out`);
 
 const checkpoints: string[][] = [];
@@ -53,11 +76,7 @@ Deno.env.set("TMPDIR", dir);
 try {
   await using log = await startJobLog(checkpoint);
   const stop = new AbortController();
-  const code = await runPortTracking(command.config, {
-    signal: stop.signal,
-    log,
-    requestStop: (reason) => stop.abort(reason),
-  });
+  const code = await run({ signal: stop.signal, log, requestStop: (reason) => stop.abort(reason) });
   if (code !== 0) throw new Error(`job exited with ${code}`);
 } finally {
   if (previousTmp === undefined) Deno.env.delete("TMPDIR");

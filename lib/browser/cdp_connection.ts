@@ -7,7 +7,7 @@
 import CDP from "chrome-remote-interface";
 import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.d.ts";
 import { untilAborted, withDeadline } from "./deadline.ts";
-import { BrowserGoneError, BrowserLaunchError, errorText } from "../errors.ts";
+import { BrowserGoneError, BrowserLaunchError, CdpTimeoutError, errorText } from "../errors.ts";
 import { Lifeline } from "./lifeline.ts";
 import { redactSecrets } from "../redact.ts";
 
@@ -20,6 +20,14 @@ interface CriClient {
   on(event: string, handler: (params: unknown, sessionId?: string) => void): void;
   removeListener(event: string, handler: (params: unknown, sessionId?: string) => void): void;
   close(): Promise<void>;
+  /**
+   * Internals of chrome-remote-interface 0.34 (pinned in deno.json): the id the next call gets, and each
+   * call's callback by id until its answer arrives. A call the browser never answers (one sent to a frame's
+   * session that went away meanwhile; tests/cdp_connection_memory_test.ts) would keep its callback, and
+   * everything it holds, for the connection's life: its callback is dropped once its deadline has passed.
+   */
+  _nextCommandId?: number;
+  _callbacks?: Record<number, unknown>;
 }
 
 /** A DevTools Protocol command's name, e.g. `"Page.printToPDF"`. */
@@ -180,6 +188,7 @@ export class CdpConnection {
     const gone = this.#life.reason;
     if (gone !== undefined) return Promise.reject(new BrowserGoneError(gone));
     if (this.#stop?.aborted) return Promise.reject(this.#stop.reason);
+    const id = this.#client._nextCommandId;
     const sent = this.#client.send(method, params, sessionId).catch(async (error) => {
       if (!/WebSocket/.test(errorText(error))) throw error;
       // The socket closed under the call: give the browser's exit a moment to say why (killed, crashed).
@@ -187,7 +196,24 @@ export class CdpConnection {
       throw new BrowserGoneError(this.#life.reason ?? "the browser closed its DevTools connection");
     });
     sent.catch(() => {});
-    return withDeadline(this.untilGone(sent as Promise<CdpReturn<M>>), timeoutMs, label);
+    // Past the deadline nothing waits for the answer: the call leaves the browser's life too, or one the
+    // browser never answers would stay there for the connection's life.
+    const givenUp = Promise.withResolvers<never>();
+    givenUp.promise.catch(() => {});
+    const answer = this.untilGone(Promise.race([sent, givenUp.promise]) as Promise<CdpReturn<M>>);
+    return withDeadline(answer, timeoutMs, label).catch((error) => {
+      if (error instanceof CdpTimeoutError) {
+        this.#forgetCall(id);
+        givenUp.reject(error);
+      }
+      throw error;
+    });
+  }
+
+  /** Drops the client's callback of a call whose deadline has passed (see {@linkcode CriClient}). */
+  #forgetCall(id: number | undefined): void {
+    const callbacks = this.#client._callbacks;
+    if (id !== undefined && typeof callbacks === "object" && callbacks !== null) delete callbacks[id];
   }
 
   /** Calls `handler` for every `method` event (of `sessionId` when given) until the returned function is called. */
@@ -215,7 +241,11 @@ export class CdpConnection {
     const fired = Promise.withResolvers<T>();
     const off = this.on(method, (params) => fired.resolve(params), sessionId);
     const promise = withDeadline(this.untilGone(fired.promise), timeoutMs, `Waiting for ${method}`)
-      .finally(off);
+      .finally(() => {
+        off();
+        // Past the deadline too: the wait leaves the browser's life.
+        fired.resolve(undefined as T);
+      });
     promise.catch(() => {});
     // Cancelling settles the wait at once, so its deadline timer is cleared too.
     return { promise, cancel: () => fired.resolve(undefined as T) };

@@ -1,12 +1,17 @@
-// Run by tests/cdp_connection_memory_test.ts under `--v8-flags=--expose-gc`: makes CALLS evaluate calls
-// whose results are ~30 KB each through the job's real browser layer and prints, as JSON, how many bytes
-// of heap they left behind after a full GC. A connection that keeps its calls' results grows by ~30 KB per
-// call; one that lets them go keeps next to nothing.
+// Run by tests/cdp_connection_memory_test.ts under `--v8-flags=--expose-gc`, through the job's real browser
+// layer: prints, as JSON, how many bytes of heap CALLS calls left behind after a full GC.
+// - `answered` (the default): evaluate calls whose results are ~30 KB each. A connection that keeps its calls'
+//   results grows by ~30 KB per call; one that lets them go keeps next to nothing.
+// - `unanswered`: calls the browser never answers (an evaluate awaiting a promise that never settles), each
+//   given up at its 20 ms deadline. A connection that keeps what a given-up call holds grows with each one.
 import { Browser } from "../../lib/browser/browser.ts";
+import { CdpTimeoutError } from "../../lib/errors.ts";
 import { heapAfterGc } from "./heap.ts";
 
 const CALLS = Number(Deno.args[0] ?? "400");
+const MODE = Deno.args[1] ?? "answered";
 const bigResult = (n: number) => "x".repeat(n);
+const never = () => new Promise<never>(() => {});
 
 await using browser = await Browser.start({
   executable: () => "/usr/lib/chromium/chromium",
@@ -14,7 +19,13 @@ await using browser = await Browser.start({
   startTimeoutMs: 20_000,
   onDialog: () => {},
 });
-for (let i = 0; i < 20; i++) await browser.tab.evaluate(bigResult, [30_000], 10_000, "warm-up");
+const call = MODE === "unanswered"
+  ? async (label: string) => {
+    const error = await browser.tab.evaluate(never, [], 20, label).catch((error) => error);
+    if (!(error instanceof CdpTimeoutError)) throw new Error(`expected a timeout, got ${error}`);
+  }
+  : (label: string) => browser.tab.evaluate(bigResult, [30_000], 10_000, label);
+for (let i = 0; i < 20; i++) await call("warm-up");
 const before = heapAfterGc();
-for (let i = 0; i < CALLS; i++) await browser.tab.evaluate(bigResult, [30_000], 10_000, "probe");
+for (let i = 0; i < CALLS; i++) await call("probe");
 console.log(JSON.stringify({ calls: CALLS, keptBytes: heapAfterGc() - before }));
