@@ -54,7 +54,7 @@ export interface FrameHooks extends Pick<PageGuard, "enable"> {
 export class FrameTracker {
   readonly #connection: FrameEventSource;
   /** Guards each OOPIF frame's session (its requests are paused and decided like the tab's); told of commits. */
-  readonly #guard: FrameHooks;
+  readonly #hooks: FrameHooks;
   /**
    * The page's child frames by frame id, in-process and out-of-process alike (an out-of-process frame's
    * target id is its frame id).
@@ -71,10 +71,10 @@ export class FrameTracker {
    */
   readonly #swaps = new Map<string, true | (() => void)>();
 
-  /** A tracker whose OOPIF frame sessions are guarded by `guard`; nothing is followed before {@linkcode follow}. */
-  constructor(connection: FrameEventSource, guard: FrameHooks) {
+  /** A tracker whose OOPIF frame sessions are guarded by `hooks`; nothing is followed before {@linkcode follow}. */
+  constructor(connection: FrameEventSource, hooks: FrameHooks) {
     this.#connection = connection;
-    this.#guard = guard;
+    this.#hooks = hooks;
   }
 
   /**
@@ -163,7 +163,7 @@ export class FrameTracker {
         // paused from its first one, its own OOPIF frames are attached held, and once its events are on every
         // later change is reported. All go out at once and the session handles them in order, so the
         // release comes last: a frame held for the debugger may not answer the others before it runs.
-        const guarded = this.#guard.enable(sessionId, "frame");
+        const guarded = this.#hooks.enable(sessionId, "frame");
         stops.push(guarded.off);
         Promise.all([
           guarded.enabled,
@@ -180,7 +180,7 @@ export class FrameTracker {
       const requested = params.targetInfo.url;
       swapped
         .then(() => {
-          const guarded = this.#guard.enable(sessionId, "frame");
+          const guarded = this.#hooks.enable(sessionId, "frame");
           stops.push(guarded.off);
           guarded.enabled.catch(() => {});
           return connection.send(
@@ -268,7 +268,7 @@ export class FrameTracker {
       connection.on("Page.frameNavigated", ({ frame }) => {
         if (frame.parentId === undefined) return;
         this.#recordCommit(frame.id, frame, true, sessionId);
-        this.#guard.committed?.(frame.id, sessionId);
+        this.#hooks.committed?.(frame.id, sessionId);
       }, sessionId),
       connection.on("Page.frameDetached", (params) => {
         // "swap": the frame moved to a process of its own (OOPIF) and lives on in its own session.
@@ -276,7 +276,7 @@ export class FrameTracker {
         else {
           this.#childFrames.delete(params.frameId);
           this.#sessionOf.delete(params.frameId);
-          this.#guard.detached?.(params.frameId);
+          this.#hooks.detached?.(params.frameId);
         }
       }, sessionId),
       connection.on("Page.frameStoppedLoading", ({ frameId }) => {
