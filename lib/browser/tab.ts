@@ -11,6 +11,7 @@ import type { PrintParams } from "./print_options.ts";
 import { CdpTimeoutError, NavigationError, PageScriptError } from "../errors.ts";
 import { TabSession } from "./tab_session.ts";
 import { readStream } from "./io_stream.ts";
+import { DocumentLoad } from "./document_load.ts";
 import { FrameTracker } from "./frame_tracker.ts";
 import { type FrameElement, frameOwner } from "./frame_element.ts";
 import { fontsReady } from "./fonts_ready.ts";
@@ -120,7 +121,7 @@ export class Tab {
   }
 
   /**
-   * Loads `url` in the tab and waits for its `load` event, the whole load (the server's answer and the
+   * Loads `url` in the tab and waits for the `load` event of its document (`document_load.ts`), the whole load (the server's answer and the
    * page's loading) within `timeoutMs`. Only this navigation may replace the tab's document: the page's
    * own attempts to leave are refused from its first request on.
    *
@@ -133,7 +134,7 @@ export class Tab {
     // Listen before navigating (a fast file:// load can fire before Page.navigate returns); this one
     // deadline runs for the whole load.
     this.#session.doing(`loading ${url}`);
-    const load = this.#connection.waitFor("Page.loadEventFired", timeoutMs, this.#session.id);
+    const load = new DocumentLoad(this.#connection, this.#session.id, timeoutMs);
     let result: CdpReturn<"Page.navigate">;
     try {
       result = await this.#guard.navigating(
@@ -151,7 +152,7 @@ export class Tab {
       throw new NavigationError(`Cannot load ${url}: ${result.errorText}`);
     }
     try {
-      await this.#session.untilGone(load.promise);
+      await this.#session.untilGone(load.of(result.loaderId));
       return true;
     } catch (error) {
       if (!(error instanceof CdpTimeoutError)) throw error;
