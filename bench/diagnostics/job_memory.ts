@@ -6,6 +6,7 @@
  * the job's memory counts. Not part of `deno task bench`:
  *
  *     deno run -A --v8-flags=--expose-gc bench/diagnostics/job_memory.ts [--job A|B] [--rows 1000] [--concurrency 1]
+ *       [--wait-until pauses|ready]
  *
  * @module
  */
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     job: { type: "string", default: "B" },
     rows: { type: "string", default: "1000" },
     concurrency: { type: "string", default: "1" },
+    "wait-until": { type: "string", default: "pauses" },
   },
 });
 const rows = Number(values.rows);
@@ -34,7 +36,14 @@ await using sandbox = await startSandbox();
 const dir = await Deno.makeTempDir({ prefix: "cjm-" });
 const input = `${dir}/in.csv`;
 await Deno.writeTextFile(input, benchCsv(job, benchRows(job, rows)));
-const common = [input, `${dir}/out`, "diag", "--pause-scale=0", `--concurrency=${values.concurrency}`];
+const common = [
+  input,
+  `${dir}/out`,
+  "diag",
+  "--pause-scale=0",
+  `--concurrency=${values.concurrency}`,
+  `--wait-until=${values["wait-until"]}`,
+];
 /** The job's run over the rows, as its entry point would start it. */
 const run: (context: JobContext) => Promise<number> = (() => {
   if (job === "port") {
