@@ -112,7 +112,7 @@ try {
     `\nJob ${job === "shipment" ? "A" : "B"}, ${rowCount} rows: the font wait is ${
       fontMs.toFixed(1)
     } ms of a ${rowMs.toFixed(1)} ms row (${(100 * fontMs / rowMs).toFixed(1)} %); load average ${
-      Deno.loadavg().join(" ")
+      Deno.loadavg().map((n) => n.toFixed(1)).join(" ")
     }`,
   );
 } finally {
