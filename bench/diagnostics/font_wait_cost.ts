@@ -23,6 +23,7 @@ import { pointFrameAt } from "../../lib/shipment/frame_repoint.ts";
 import { benchRows } from "../harness/inputs.ts";
 import { table } from "../harness/markdown.ts";
 import { median } from "../harness/stats.ts";
+import { timedSteps } from "../harness/timed_steps.ts";
 
 const CALL_MS = 10_000;
 /** The job's default `--wait-timeout`: the font wait's bound. */
@@ -46,15 +47,9 @@ await using browser = await Browser.start({
 });
 const tab = browser.tab;
 
-/** Times `steps` in order. */
+/** Times `steps` in order, by step name. */
 async function timed(steps: [string, () => Promise<unknown>][]): Promise<Map<string, number>> {
-  const times = new Map<string, number>();
-  for (const [name, step] of steps) {
-    const start = performance.now();
-    await step();
-    times.set(name, performance.now() - start);
-  }
-  return times;
+  return new Map(await timedSteps(steps));
 }
 
 /** Job A's row: the shipment page, the detail id, the frame pointed at the detail page, the print, the root. */

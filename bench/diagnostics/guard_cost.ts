@@ -33,6 +33,7 @@ import { openFirstTab } from "../harness/first_tab.ts";
 import { benchRows } from "../harness/inputs.ts";
 import { table } from "../harness/markdown.ts";
 import { median } from "../harness/stats.ts";
+import { timedSteps } from "../harness/timed_steps.ts";
 
 const CALL_MS = 10_000;
 const DEFAULT_PATTERNS = [{ urlPattern: "file:*" }, { urlPattern: "*", resourceType: "Document" }];
@@ -179,17 +180,6 @@ const modes = values.modes ? values.modes.split(",").map((i) => allModes[Number(
 /** One row of a job: its steps in order, each with how long it took. */
 type Row = (index: number) => Promise<[string, number][]>;
 
-/** Times `steps` in order. */
-async function timed(steps: [string, () => Promise<unknown>][]): Promise<[string, number][]> {
-  const times: [string, number][] = [];
-  for (const [name, step] of steps) {
-    const start = performance.now();
-    await step();
-    times.push([name, performance.now() - start]);
-  }
-  return times;
-}
-
 /** Loads `url` in the tab and waits for its `load` event. */
 async function navigate({ cdp, sessionId }: Context, url: string): Promise<void> {
   const load = cdp.waitFor("Page.loadEventFired", CALL_MS, sessionId);
@@ -239,7 +229,7 @@ function portRow(context: Context, sandbox: Sandbox, dir: string): [Row, () => P
     } else {url = `http://127.0.0.1:${server.addr.port}/${
         values.page === "http-bare" ? "bare" : "page"
       }?${index}`;}
-    const times = await timed([["load", () => navigate(context, url)], [
+    const times = await timedSteps([["load", () => navigate(context, url)], [
       "print",
       () => print(context, params),
     ]]);
@@ -266,7 +256,7 @@ async function shipmentRow(context: Context, sandbox: Sandbox): Promise<Row> {
   return (index) => {
     const fcr = fcrs[index % fcrs.length]!;
     let detail = "";
-    return timed([
+    return timedSteps([
       ["portal page", () => navigate(context, `${portal}/${encodeURIComponent(fcr)}`)],
       ["id lookup", async () => {
         const search = `${sandbox.reportingUrl}?ref=/search&search=${encodeURIComponent(fcr)}`;
