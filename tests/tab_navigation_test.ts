@@ -62,6 +62,35 @@ Deno.test("Tab.navigate against real Chromium: loads, refusals, hangs, endless b
     },
   );
 
+  await t.step("navigate: the load of the document it replaces does not end the wait", async () => {
+    // A page that sends itself to about:blank as soon as it has loaded: that document's `load` can come after
+    // the next navigation began (5 of 10 tries before document_load.ts), and its navigation can commit just
+    // after the next page's document (about 1 try in 20 before the tab navigated again).
+    site.html(
+      "/blanker",
+      `<p>b</p><script>addEventListener("load", () => setTimeout(() => location.href = "about:blank"));</script>`,
+    );
+    site.route("/tail", () =>
+      new Response(
+        ReadableStream.from((async function* () {
+          yield new TextEncoder().encode("<!doctype html><p>Head 31</p>");
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          yield new TextEncoder().encode("<p>Tail 32</p>");
+        })()),
+        { headers: { "content-type": "text/html" } },
+      ));
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      assert.equal(await tab.navigate(site.url("/blanker"), 5_000), true);
+      assert.equal(
+        await tab.navigate(site.url("/tail"), 5_000),
+        true,
+        `attempt ${attempt}: /tail did not load`,
+      );
+      const shown = await tab.evaluate(() => document.body.innerText, [], 5_000, "Reading the page");
+      assert.match(shown, /Tail 32/, `attempt ${attempt}: navigate returned before its page had loaded`);
+    }
+  });
+
   await t.step("navigate: a missing file:// is a NavigationError", async () => {
     const error = await failure(
       tab.navigate(pathToFileURL(`${folder.path}/missing.html`).href, 5_000),

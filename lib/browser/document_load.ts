@@ -1,28 +1,39 @@
 /**
  * The `load` of the document one navigation of a tab brings. Chromium's `Page.loadEventFired` names no
- * document, and the load of the document being replaced can arrive after the next navigation began: a page
- * that sent itself to `about:blank` just after its own load made the next row's navigation return at once,
- * before its page had loaded (5 of 10 tries, measured). So a load counts only once the navigation's own
- * document (its loader id, from `Page.navigate`) has committed in the top frame. What this does not stop:
- * the old page's own navigation to `about:blank`, begun before the job's, can commit after the job's document
- * has (2 of 40 tries on a loaded host, and once in a CI run): `about:blank`'s load then ends the wait, and the
- * print refuses the page (`PageGuard.assertShowsJobPage`), so that row fails (under `--retries` it is tried
- * again) but nothing wrong is printed.
+ * document, and the document being replaced keeps running until the new one commits:
+ * - its `load` can arrive after the next navigation began (a page that sent itself to `about:blank` just
+ *   after its own load made the next row's navigation return at once, before its page had loaded: 5 of 10
+ *   tries, measured). So a load counts only once the navigation's own document (its loader id, from
+ *   `Page.navigate`) has committed in the top frame;
+ * - a navigation it starts while the job's is in flight (its timer sending it to `about:blank`) is not
+ *   cancelled by the job's, and can commit just after the job's document, replacing it (2 of 40 tries on a
+ *   loaded host). Such a navigation began before the job's document committed: the wait then ends as
+ *   `"replaced"`, and the caller navigates again.
+ *
+ * A navigation the job's own document starts (it began after that document committed) is the page's doing:
+ * its load ends the wait, and the print refuses the page (`PageGuard.assertShowsJobPage`).
  *
  * @module
  */
 import type { CdpConnection } from "./cdp_connection.ts";
 import { withDeadline } from "./deadline.ts";
 
+/** How the wait for a navigation's document ended. */
+export type DocumentLoadEnd =
+  /** Its document fired `load`, or one its own page navigated to did. */
+  | "loaded"
+  /** Its document committed and was replaced before its `load` by a navigation begun before that commit. */
+  | "replaced";
+
+/** What the top frame did since the wait began, in the order Chromium told it. */
+export type FrameEvent = { kind: "start" | "commit"; loaderId: string } | { kind: "load" };
+
 /** Follows the top frame of one tab from before a navigation is sent until its document has loaded. */
 export class DocumentLoad {
-  /** The loader ids of the top frame's documents, as they committed since the wait began. */
-  readonly #commits: string[] = [];
-  /** How many of {@linkcode #commits} had committed when the latest `load` fired. */
-  #committedAtLoad = 0;
+  readonly #events: FrameEvent[] = [];
   #loaderId: string | undefined;
-  readonly #loaded = Promise.withResolvers<void>();
-  readonly #promise: Promise<void>;
+  readonly #ended = Promise.withResolvers<DocumentLoadEnd>();
+  readonly #promise: Promise<DocumentLoadEnd>;
   readonly #offs: (() => void)[];
 
   /**
@@ -31,16 +42,17 @@ export class DocumentLoad {
    */
   constructor(connection: CdpConnection, sessionId: string, timeoutMs: number) {
     this.#offs = [
+      // Any frame's: a child frame's loader ids never commit in the top frame, so they never count.
+      connection.on("Page.frameStartedNavigating", ({ loaderId }) => {
+        this.#events.push({ kind: "start", loaderId });
+      }, sessionId),
       connection.on("Page.frameNavigated", ({ frame }) => {
-        if (frame.parentId === undefined) this.#commits.push(frame.loaderId);
+        if (frame.parentId === undefined) this.#record({ kind: "commit", loaderId: frame.loaderId });
       }, sessionId),
-      connection.on("Page.loadEventFired", () => {
-        this.#committedAtLoad = this.#commits.length;
-        this.#settleIfLoaded();
-      }, sessionId),
+      connection.on("Page.loadEventFired", () => this.#record({ kind: "load" }), sessionId),
     ];
     this.#promise = withDeadline(
-      connection.untilGone(this.#loaded.promise),
+      connection.untilGone(this.#ended.promise),
       timeoutMs,
       "Waiting for Page.loadEventFired",
     )
@@ -50,25 +62,48 @@ export class DocumentLoad {
 
   /**
    * Settles once the document of `loaderId` (the navigation's, as `Page.navigate` returned it) has fired
-   * `load`, or one that replaced it after it committed has (the print then finds it out); rejects with a
+   * `load` (`"loaded"`, also when a navigation of its own page replaced it first: the print finds that out),
+   * or was replaced by a navigation begun before it committed (`"replaced"`); rejects with a
    * `CdpTimeoutError` past the deadline. Without a loader id (a navigation within the document, which
    * `Page.navigate` answers without one) there is no new document and nothing to wait for.
    */
-  of(loaderId: string | undefined): Promise<void> {
+  of(loaderId: string | undefined): Promise<DocumentLoadEnd> {
     if (loaderId === undefined) this.cancel();
     this.#loaderId = loaderId;
-    this.#settleIfLoaded();
+    this.#settle();
     return this.#promise;
   }
 
   /** Stops listening (the navigation failed, or its load is over); idempotent. */
   cancel(): void {
     for (const off of this.#offs.splice(0)) off();
-    this.#loaded.resolve();
+    this.#ended.resolve("loaded");
   }
 
-  #settleIfLoaded(): void {
-    const committedAt = this.#loaderId === undefined ? -1 : this.#commits.indexOf(this.#loaderId);
-    if (committedAt >= 0 && this.#committedAtLoad > committedAt) this.#loaded.resolve();
+  #record(event: FrameEvent): void {
+    this.#events.push(event);
+    this.#settle();
   }
+
+  #settle(): void {
+    const end = this.#loaderId === undefined ? undefined : documentLoadEnd(this.#events, this.#loaderId);
+    if (end !== undefined) this.#ended.resolve(end);
+  }
+}
+
+/** How the top frame's `events` end the wait for the document of `loaderId`; undefined: not yet. */
+export function documentLoadEnd(
+  events: readonly FrameEvent[],
+  loaderId: string,
+): DocumentLoadEnd | undefined {
+  const committed = events.findIndex((event) => event.kind === "commit" && event.loaderId === loaderId);
+  if (committed < 0) return undefined;
+  for (const event of events.slice(committed + 1)) {
+    if (event.kind === "load") return "loaded";
+    const startedBefore = events.slice(0, committed).some((earlier) =>
+      earlier.kind === "start" && earlier.loaderId === event.loaderId
+    );
+    if (event.kind === "commit" && startedBefore) return "replaced";
+  }
+  return undefined;
 }

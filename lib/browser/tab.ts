@@ -11,7 +11,7 @@ import type { PrintParams } from "./print_options.ts";
 import { CdpTimeoutError, NavigationError, PageScriptError } from "../errors.ts";
 import { TabSession } from "./tab_session.ts";
 import { readStream } from "./io_stream.ts";
-import { DocumentLoad } from "./document_load.ts";
+import { DocumentLoad, type DocumentLoadEnd } from "./document_load.ts";
 import { FrameTracker } from "./frame_tracker.ts";
 import { type FrameElement, frameOwner } from "./frame_element.ts";
 import { fontsReady } from "./fonts_ready.ts";
@@ -121,9 +121,11 @@ export class Tab {
   }
 
   /**
-   * Loads `url` in the tab and waits for the `load` event of its document (`document_load.ts`), the whole load (the server's answer and the
-   * page's loading) within `timeoutMs`. Only this navigation may replace the tab's document: the page's
-   * own attempts to leave are refused from its first request on.
+   * Loads `url` in the tab and waits for the `load` event of its document (`document_load.ts`), the whole
+   * load (the server's answer and the page's loading) within `timeoutMs`. Only this navigation may replace
+   * the tab's document: the page's own attempts to leave are refused from its first request on, and when
+   * the page being replaced had begun a navigation that commits after the job's document, the job's page is
+   * loaded once more.
    *
    * @returns true when `load` fired; false when the page answered but never finished loading (loading
    * was stopped; what arrived is shown).
@@ -131,6 +133,15 @@ export class Tab {
    * URL policy) or the server never answered.
    */
   async navigate(url: string, timeoutMs: number): Promise<boolean> {
+    const started = performance.now();
+    const end = await this.#navigateOnce(url, timeoutMs);
+    if (end !== "replaced") return end === "loaded";
+    // The page it replaced had begun a navigation of its own (say to about:blank), which committed after the
+    // job's document: that page is gone now, so loading again shows the job's page.
+    return await this.#navigateOnce(url, Math.max(0, timeoutMs - (performance.now() - started))) === "loaded";
+  }
+
+  async #navigateOnce(url: string, timeoutMs: number): Promise<DocumentLoadEnd | "stopped"> {
     // Listen before navigating (a fast file:// load can fire before Page.navigate returns); this one
     // deadline runs for the whole load.
     this.#session.doing(`loading ${url}`);
@@ -152,12 +163,11 @@ export class Tab {
       throw new NavigationError(`Cannot load ${url}: ${result.errorText}`);
     }
     try {
-      await this.#session.untilGone(load.of(result.loaderId));
-      return true;
+      return await this.#session.untilGone(load.of(result.loaderId));
     } catch (error) {
       if (!(error instanceof CdpTimeoutError)) throw error;
       await this.#session.stopLoadingAfter(error);
-      return false;
+      return "stopped";
     }
   }
 
