@@ -134,7 +134,7 @@ export async function runPortTracking(
   const server = jobServerClientFor(config, PORT_SERVICE, log.logger("job-server"), signal);
   if (server !== undefined) {
     await completePortJob(server, {
-      logText: log.text,
+      log: log.bytes,
       logFileName: portLogFileName(config.jobId),
       resultsCsv: buildResultsCsv(outcome.results),
       resultsCsvFileName: resultsCsvFileName(config.jobId),

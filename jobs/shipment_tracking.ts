@@ -163,7 +163,7 @@ export async function runShipmentTracking(
   const server = jobServerClientFor(config, SHIPMENT_SERVICE, log.logger("job-server"), signal);
   if (server !== undefined) {
     await completeShipmentJob(server, {
-      logText: log.text,
+      log: log.bytes,
       logFileName: shipmentLogFileName(config.jobId),
       outputDirectory: config.outputDir,
       successfulCount: outcome.successCount,

@@ -89,7 +89,7 @@ Deno.test("completeShipmentJob (Job A)", async (t) => {
     await t.step("log uploaded: complete with its path", async () => {
       server.reset();
       log.clear();
-      await completeShipmentJob(client, { ...args, logText: "row 1 ok\n" });
+      await completeShipmentJob(client, { ...args, log: "row 1 ok\n" });
       assert.deepEqual(server.calls, [
         {
           action: "upload-log",
@@ -111,12 +111,12 @@ Deno.test("completeShipmentJob (Job A)", async (t) => {
       assert.deepEqual(log.lines("warning", "error"), []);
     });
 
-    await t.step("logText may be a function, read at upload time", async () => {
+    await t.step("log may be a function, read at upload time", async () => {
       server.reset();
       let reads = 0;
       await completeShipmentJob(client, {
         ...args,
-        logText: () => {
+        log: () => {
           reads++;
           return "from function\n";
         },
@@ -131,7 +131,7 @@ Deno.test("completeShipmentJob (Job A)", async (t) => {
         server.reset();
         log.clear();
         server.uploadAnswers = { "shipment_tracking_J1.log": answer };
-        await completeShipmentJob(client, { ...args, logText: "x\n" });
+        await completeShipmentJob(client, { ...args, log: "x\n" });
         assert.deepEqual(server.calls.map((c) => c.action), ["upload-log"]);
         const lines = log.lines("warning", "error");
         assert.equal(lines.length, 2);
@@ -145,7 +145,7 @@ Deno.test("completeShipmentJob (Job A)", async (t) => {
 
     await t.step("empty log: nothing uploaded, no complete", async () => {
       server.reset();
-      await completeShipmentJob(client, { ...args, logText: "" });
+      await completeShipmentJob(client, { ...args, log: "" });
       assert.deepEqual(server.calls, []);
     });
 
@@ -153,7 +153,7 @@ Deno.test("completeShipmentJob (Job A)", async (t) => {
       server.reset();
       log.clear();
       server.completeOk = false;
-      await completeShipmentJob(client, { ...args, logText: "x\n" });
+      await completeShipmentJob(client, { ...args, log: "x\n" });
       assert.deepEqual(server.calls.map((c) => c.action), ["upload-log", "complete"]);
       assert.match(
         log.lines("warning", "error")[0]!,
@@ -166,7 +166,7 @@ Deno.test("completeShipmentJob (Job A)", async (t) => {
 
   await t.step("server unreachable: resolves, failure logged", async () => {
     log.clear();
-    await completeShipmentJob(clientFor(closedPortUrl()), { ...args, logText: "x\n" });
+    await completeShipmentJob(clientFor(closedPortUrl()), { ...args, log: "x\n" });
     assert.match(log.lines("warning", "error")[0]!, /failed: request failed: .*refused/i);
   });
 
@@ -197,7 +197,7 @@ Deno.test("completePortJob (Job B)", async (t) => {
         server.reset();
         log.clear();
         getLogger(["test", "job"]).info("row 1 ok");
-        await completePortJob(client, { ...args, resultsCsv: CSV, logText: () => log.text() });
+        await completePortJob(client, { ...args, resultsCsv: CSV, log: () => log.text() });
         assert.deepEqual(server.calls, [
           { action: "upload-log", fileName: "port_tracking_results_J1.csv", type: "text/csv", content: CSV },
           {
@@ -214,7 +214,7 @@ Deno.test("completePortJob (Job B)", async (t) => {
     await t.step("only the log uploaded: complete with the log path", async () => {
       server.reset();
       server.uploadAnswers = { "port_tracking_results_J1.csv": "500" };
-      await completePortJob(client, { ...args, resultsCsv: CSV, logText: () => "log\n" });
+      await completePortJob(client, { ...args, resultsCsv: CSV, log: () => "log\n" });
       assert.deepEqual(server.calls.map((c) => c.fileName ?? c.action), [
         "port_tracking_results_J1.csv",
         "port_tracking_J1.log",
@@ -226,7 +226,7 @@ Deno.test("completePortJob (Job B)", async (t) => {
     await t.step("only the CSV uploaded: complete with the CSV path", async () => {
       server.reset();
       server.uploadAnswers = { "port_tracking_J1.log": "fail" };
-      await completePortJob(client, { ...args, resultsCsv: CSV, logText: () => "log\n" });
+      await completePortJob(client, { ...args, resultsCsv: CSV, log: () => "log\n" });
       assert.deepEqual(server.calls[2]?.json, completeBody(["/srv/port_tracking_results_J1.csv"]));
     });
 
@@ -234,7 +234,7 @@ Deno.test("completePortJob (Job B)", async (t) => {
       server.reset();
       log.clear();
       server.uploadAnswers = { "port_tracking_results_J1.csv": "fail", "port_tracking_J1.log": "500" };
-      await completePortJob(client, { ...args, resultsCsv: CSV, logText: () => "log\n" });
+      await completePortJob(client, { ...args, resultsCsv: CSV, log: () => "log\n" });
       assert.deepEqual(server.calls.map((c) => c.action), ["upload-log", "upload-log", "complete"]);
       assert.deepEqual(server.calls[2]?.json, completeBody([]));
       const lines = log.lines("warning", "error");
@@ -248,14 +248,14 @@ Deno.test("completePortJob (Job B)", async (t) => {
 
     await t.step("no results CSV built: only the log, complete with its path", async () => {
       server.reset();
-      await completePortJob(client, { ...args, resultsCsv: undefined, logText: () => "log\n" });
+      await completePortJob(client, { ...args, resultsCsv: undefined, log: () => "log\n" });
       assert.deepEqual(server.calls.map((c) => c.fileName ?? c.action), ["port_tracking_J1.log", "complete"]);
       assert.deepEqual(server.calls[1]?.json, completeBody(["/srv/port_tracking_J1.log"]));
     });
 
     await t.step("no CSV and an empty log: no upload, complete with an empty list", async () => {
       server.reset();
-      await completePortJob(client, { ...args, resultsCsv: undefined, logText: () => "" });
+      await completePortJob(client, { ...args, resultsCsv: undefined, log: () => "" });
       assert.deepEqual(server.calls, [{ action: "complete", json: completeBody([]) }]);
     });
   } finally {
@@ -264,7 +264,7 @@ Deno.test("completePortJob (Job B)", async (t) => {
 
   await t.step("server unreachable: every call fails, resolves, each failure logged", async () => {
     log.clear();
-    await completePortJob(clientFor(closedPortUrl()), { ...args, resultsCsv: CSV, logText: () => "log\n" });
+    await completePortJob(clientFor(closedPortUrl()), { ...args, resultsCsv: CSV, log: () => "log\n" });
     const lines = log.lines("warning", "error");
     assert.equal(lines.length, 3);
     assert.ok(lines[0]!.startsWith("Upload of port_tracking_results_J1.csv"));
@@ -279,8 +279,8 @@ Deno.test("completePortJob (Job B)", async (t) => {
       uploadFile: () => Promise.reject(new Error("bug {in} upload")),
       complete: () => Promise.resolve(true),
     };
-    await completePortJob(broken, { ...args, resultsCsv: CSV, logText: () => "log\n" });
-    await completeShipmentJob(broken, { ...args, logText: "log\n" });
+    await completePortJob(broken, { ...args, resultsCsv: CSV, log: () => "log\n" });
+    await completeShipmentJob(broken, { ...args, log: "log\n" });
     const errors = log.lines("error");
     assert.deepEqual(errors, [
       "Job-server completion sequence failed unexpectedly: bug {in} upload",

@@ -9,6 +9,9 @@ import type { JobLogger } from "../run/job_log.ts";
 import type { JobData } from "./job_data.ts";
 import { describeError, type PostLimits, postToJobServer } from "./request.ts";
 
+/** A file to upload: its text, or its bytes (UTF-8 for text). */
+export type FileContent = string | Uint8Array<ArrayBuffer>;
+
 /** JSON body of the completion report (spec "POST …/complete"). */
 export interface CompletionReport {
   /** Always `true` when sent. */
@@ -71,7 +74,7 @@ export class JobServerClient {
    */
   async uploadFile(
     fileName: string,
-    content: string,
+    content: FileContent,
     contentType: "text/plain" | "text/csv",
   ): Promise<string | undefined> {
     const url = this.#endpoint("upload-log");

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { JobServerClient } from "./client.ts";
+import type { FileContent, JobServerClient } from "./client.ts";
 
 /** The part of {@linkcode JobServerClient} the sequences use; lets tests and callers pass a stand-in. */
 export type JobServer = Pick<JobServerClient, "uploadFile" | "complete" | "logger">;
@@ -14,23 +14,21 @@ export type JobServer = Pick<JobServerClient, "uploadFile" | "complete" | "logge
  * Job A (shipment tracking): upload the log (only when non-empty); the result list is the log's server
  * path when the upload returned one; complete is called only when that list is non-empty.
  *
- * `logText` may be the text or a function returning it (read just before the upload, as in
- * {@linkcode completePortJob}). Never throws: errors are logged and ignored.
+ * `log` may be the log (text, or its UTF-8 bytes) or a function returning it (read just before the upload,
+ * as in {@linkcode completePortJob}). Never throws: errors are logged and ignored.
  */
 export async function completeShipmentJob(
   client: JobServer,
   args: {
-    logText: string | (() => string);
+    log: FileContent | (() => FileContent);
     logFileName: string;
     outputDirectory: string;
     successfulCount: number;
   },
 ): Promise<void> {
   try {
-    const logText = typeof args.logText === "function" ? args.logText() : args.logText;
-    const logPath = logText.length > 0
-      ? await client.uploadFile(args.logFileName, logText, "text/plain")
-      : undefined;
+    const log = typeof args.log === "function" ? args.log() : args.log;
+    const logPath = log.length > 0 ? await client.uploadFile(args.logFileName, log, "text/plain") : undefined;
     const resultFiles = logPath === undefined ? [] : [logPath];
     if (resultFiles.length === 0) {
       // The spec reports Job A's completion only with an uploaded log; say so, or the silence puzzles.
@@ -55,13 +53,13 @@ export async function completeShipmentJob(
  * (text/plain, only when non-empty); the result list holds the CSV path if uploaded, else the log path
  * if uploaded, else nothing; complete is always called, even with an empty list.
  *
- * `logText` is a function because it is read after the CSV upload, so the uploaded log includes the
- * lines that upload wrote. Never throws: errors are logged and ignored.
+ * `log` is a function (returning the log's text or UTF-8 bytes) because it is read after the CSV upload, so
+ * the uploaded log includes the lines that upload wrote. Never throws: errors are logged and ignored.
  */
 export async function completePortJob(
   client: JobServer,
   args: {
-    logText: () => string;
+    log: () => FileContent;
     logFileName: string;
     resultsCsv: string | undefined;
     resultsCsvFileName: string;
@@ -73,10 +71,8 @@ export async function completePortJob(
     const csvPath = args.resultsCsv === undefined
       ? undefined
       : await client.uploadFile(args.resultsCsvFileName, args.resultsCsv, "text/csv");
-    const logText = args.logText();
-    const logPath = logText.length > 0
-      ? await client.uploadFile(args.logFileName, logText, "text/plain")
-      : undefined;
+    const log = args.log();
+    const logPath = log.length > 0 ? await client.uploadFile(args.logFileName, log, "text/plain") : undefined;
     const first = csvPath ?? logPath;
     await client.complete({
       success: true,

