@@ -15,7 +15,7 @@ import {
 import { pdfFileName } from "../lib/file_names.ts";
 import type { RowStatus } from "../lib/run/row_result.ts";
 import type { DrawnRow, SoakPlan } from "./draw.ts";
-import type { JobRunRecord } from "./job_run.ts";
+import type { JobRunRecord, RssSample } from "./job_run.ts";
 import { firstTryFailure, type LoggedEnd, loggedEnds, rowLineIndexes } from "./log_lines.ts";
 import { exitCodeFor, type Prediction, type RowPrediction } from "./model.ts";
 import type { RunState } from "./run_state.ts";
@@ -227,11 +227,19 @@ function checkResultsCsv(plan: SoakPlan, request: RecordedRequest, ends: LoggedE
 
 /** A long run's job RSS grows by at most {@linkcode MAX_JOB_RSS_GROWTH} from its 1,000th row to its end. */
 function checkMemory(record: JobRunRecord): string[] {
-  const from = record.samples.find((sample) => sample.rowsDone >= 1000);
-  if (from === undefined) return [];
-  const peak = Math.max(...record.samples.filter((s) => s.rowsDone >= 1000).map((s) => s.job));
-  const growth = peak - from.job;
-  return growth <= MAX_JOB_RSS_GROWTH
+  const growth = jobRssGrowth(record.samples);
+  return growth === undefined || growth <= MAX_JOB_RSS_GROWTH
     ? []
     : [`job RSS grew by ${(growth / 2 ** 20).toFixed(1)} MB after row 1,000 (at most 20 MB)`];
+}
+
+/**
+ * How much one job process's RSS grew from its 1,000th row to its end (its peak from then on), in bytes;
+ * undefined for a process that worked on fewer rows. The rows counted are those it worked on: a run resumed
+ * after row 2,749 passes its first 1,000 rows in moments without a page, its browser work not begun yet.
+ */
+export function jobRssGrowth(samples: readonly RssSample[]): number | undefined {
+  const after = samples.filter((sample) => sample.rowsWorked >= 1000);
+  if (after.length === 0) return undefined;
+  return Math.max(...after.map((sample) => sample.job)) - after[0]!.job;
 }

@@ -38,8 +38,11 @@ export interface RunFolder {
 
 /** One memory sample. */
 export interface RssSample {
-  /** Rows the log shows as ended so far. */
-  rowsDone: number;
+  /**
+   * Rows the log shows as ended by this process's work so far (captured or failed; not those found already
+   * present under `--resume`, which cost no browser work).
+   */
+  rowsWorked: number;
   /** The job's Deno process, bytes. */
   job: number;
   /** The job's browser tree (under `--pool`, the pool's browsers), summed, bytes. */
@@ -200,7 +203,8 @@ async function runWatched(input: JobRunInput, loss: MemberLoss | undefined): Pro
       // From the first row on: the job's start-up is not what the samples are for.
       if (job > 0 && ends.length > 0) {
         const browser = browserTrees.reduce((sum, tree) => sum + tree.sumRss(), 0);
-        record.samples.push({ rowsDone: ends.length, job, browser });
+        const rowsWorked = ends.reduce((sum, end) => end.present ? sum : sum + 1, 0);
+        record.samples.push({ rowsWorked, job, browser });
       }
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));

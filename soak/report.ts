@@ -46,6 +46,14 @@ export function totalsText(results: readonly SoakRunResult[]): string {
   if (samples.length > 1) {
     lines.push(`job RSS over time: ${quarterPoints(samples.map((s) => s.job)).map(mb).join(" → ")}`);
   }
+  const growths = results.flatMap((r) => r.jobRssGrowths);
+  if (growths.length > 0) {
+    lines.push(
+      `job RSS growth after a process's 1,000th row: ${
+        growths.map((growth) => `${(growth / 2 ** 20).toFixed(1)} MB`).join(", ")
+      } (at most 20 MB)`,
+    );
+  }
   return lines.join("\n");
 }
 

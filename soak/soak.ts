@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { type Sandbox, startSandbox, writeLocalSecretFiles } from "../fixtures/sandbox.ts";
 import { stopFileName } from "../lib/file_names.ts";
 import type { SoakJob } from "./behaviours.ts";
-import { checkRun, pdfName as pdfNameOf } from "./checks.ts";
+import { checkRun, jobRssGrowth, pdfName as pdfNameOf } from "./checks.ts";
 import { drawRun, type SoakPlan } from "./draw.ts";
 import {
   type JobRunRecord,
@@ -50,6 +50,8 @@ export interface SoakRunResult {
   discrepancies: string[];
   seconds: number;
   samples: RssSample[];
+  /** Per job process that worked on 1,000 rows or more: its RSS growth from then on, bytes (`jobRssGrowth`). */
+  jobRssGrowths: number[];
   /** Kills the draw asked for that could not be delivered (the rows then ran unharmed). */
   killsMissed: string[];
   /** Where the run's files are, kept when it had discrepancies. */
@@ -110,6 +112,7 @@ async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne):
   const started = performance.now();
   const discrepancies: string[] = [];
   const samples: RssSample[] = [];
+  const jobRssGrowths: number[] = [];
   const killsMissed: string[] = [];
   let runs = 0;
   const run = async (resume: boolean, stopAfterRow?: number) => {
@@ -131,6 +134,8 @@ async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne):
     );
     await options.afterJob?.(folder, plan);
     samples.push(...record.samples);
+    const growth = jobRssGrowth(record.samples);
+    if (growth !== undefined) jobRssGrowths.push(growth);
     killsMissed.push(...record.killsMissed);
     return { record, prior, state: await collectRunState(folder, jobId, pool) };
   };
@@ -166,6 +171,7 @@ async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne):
     discrepancies,
     seconds: (performance.now() - started) / 1000,
     samples,
+    jobRssGrowths,
     killsMissed,
   };
   if (discrepancies.length > 0) result.folder = dir;

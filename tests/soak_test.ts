@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { LONG_TESTS_IGNORED } from "./helpers/long_tests.ts";
 import { join } from "node:path";
-import { pdfName } from "../soak/checks.ts";
+import { jobRssGrowth, pdfName } from "../soak/checks.ts";
 import { drawRun } from "../soak/draw.ts";
 import { parseSoakArgs } from "../soak/main.ts";
 import { rowModel } from "../soak/model.ts";
@@ -21,6 +21,22 @@ Deno.test("the draw is the seed's: the same seed draws the same run, another see
   assert.notEqual(rows(7), rows(8));
   assert.deepEqual(drawRun(7, "A", { rows: 20 }), drawRun(7, "A", { rows: 20 }));
   assert.equal(drawRun(7, "B", { rows: 20, concurrency: 2 }).options.concurrency, 2);
+});
+
+Deno.test("memory: a job process's RSS growth counts from the 1,000th row it worked on to its peak", () => {
+  const MB = 2 ** 20;
+  const sample = (rowsWorked: number, job: number) => ({ rowsWorked, job: job * MB, browser: 0 });
+  // A resumed run: its first rows were already present (no work, 0 worked), then its browser work began.
+  const resumed = [
+    sample(0, 60),
+    sample(0, 61),
+    sample(500, 85),
+    sample(1000, 90),
+    sample(6000, 104),
+    sample(7250, 99),
+  ];
+  assert.equal(jobRssGrowth(resumed), 14 * MB);
+  assert.equal(jobRssGrowth([sample(10, 80), sample(999, 120)]), undefined);
 });
 
 Deno.test("soak command line: names of INTERFACE.md, one-line errors", () => {
