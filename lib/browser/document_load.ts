@@ -11,7 +11,8 @@
  *   `"replaced"`, and the caller navigates again.
  *
  * A navigation the job's own document starts (it began after that document committed) is the page's doing:
- * its load ends the wait, and the print refuses the page (`PageGuard.assertShowsJobPage`).
+ * its load ends the wait, and the print refuses the page (`PageGuard.assertShowsJobPage`). So does a stale
+ * one in a browser without the (experimental) `Page.frameStartedNavigating` event, which cannot be told apart.
  *
  * @module
  */
