@@ -98,6 +98,7 @@ export { buildResultsCsv } from "./lib/port/results_csv.ts";
 // The job server.
 export {
   type CompletionReport,
+  type FileContent,
   JobServerClient,
   type JobServerClientOptions,
 } from "./lib/job_server/client.ts";
