@@ -92,3 +92,35 @@ Deno.test("Job B, --wait-until=ready: a page that polls forever prints within th
   const elapsed = written - (performance.timeOrigin + firstPoll.at);
   assert.ok(elapsed < 5_000, `printed ${elapsed.toFixed(0)} ms after the page's first poll`);
 });
+
+Deno.test("Job B, --wait-until=ready: pages that replace fetch, XMLHttpRequest, setTimeout and the observers neither fake readiness nor hold the row past the bound", async () => {
+  await using sandbox = await startSandbox();
+  await using dir = await TestFolder.create();
+  const csv = await dir.csv(
+    "c.csv",
+    "container_number,invoice_no\nMSCU-FAKEREADY-1,I1\nMSCU-POLLING-STALLREADY-2,I2\nMSCU0000003,I3\n",
+  );
+  const run = await runJobProcess("port", [
+    csv,
+    dir.out,
+    "WTAMPER",
+    ...portFlags(sandbox, { "wait-timeout": "6", "wait-until": "ready" }),
+  ], { env: dir.env });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.deepEqual(await dir.pdfs(), [
+    "001 I1 MSCU-FAKEREADY-1.pdf",
+    "002 I2 MSCU-POLLING-STALLREADY-2.pdf",
+    "003 I3 MSCU0000003.pdf",
+  ]);
+  // Timers that fire at once and observers that see nothing did not end the wait while the content still
+  // changed (it changes by timer only, no request: only the check of the DOM's quiet can see it; run in the
+  // page's own world instead of an isolated one, that check is fooled and this fails).
+  assert.ok((await words(`${dir.out}/001 I1 MSCU-FAKEREADY-1.pdf`)).includes(STEPWISE_TEXT));
+  assert.doesNotMatch(run.stdout, /WARNING Row [13]/);
+  // Timers that never fire and requests that never settle did not hold it past its bound.
+  assert.match(run.stdout, /WARNING Row 2: the page was not ready 6 s before printing .*\/__ready\/poll/);
+  const firstPoll = sandbox.requests.port.find((request) => request.path === "/__ready/poll")!;
+  const written = (await Deno.stat(`${dir.out}/002 I2 MSCU-POLLING-STALLREADY-2.pdf`)).mtime!.getTime();
+  const elapsed = written - (performance.timeOrigin + firstPoll.at);
+  assert.ok(elapsed < 8_000, `printed ${elapsed.toFixed(0)} ms after the page's first poll`);
+});
