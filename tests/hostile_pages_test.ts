@@ -410,34 +410,46 @@ function rowsOf(job: "port" | "shipment", refusals: Partial<Record<HostileVector
 
 Deno.test({
   name:
-    "hostile pages in both jobs, spec pauses off and on: no local file in any PDF, the printed page is the job's, nothing downloaded",
+    "hostile pages in both jobs, spec pauses off and on, --wait-until pauses and ready: no local file in any PDF, the printed page is the job's, nothing downloaded",
   ignore: LONG_TESTS_IGNORED,
 }, async (t) => {
   await using bed = await HostileBed.create();
   const port = rowsOf("port", Object.fromEntries(PORT_VECTORS.map((v) => [v, PORT_REFUSALS[v]])));
   const shipment = rowsOf("shipment", SHIPMENT_REFUSALS);
-  // With rows at once (--concurrency 3) too: every tab is guarded, and the lockdown knows every job tab.
+  // With rows at once (--concurrency 3) too: every tab is guarded, and the lockdown knows every job tab. And
+  // under --wait-until=ready, whose waits look into every document the hostile page makes.
   const runs = [
-    { job: "port", rows: port, scale: "0", tabs: "1" },
-    { job: "port", rows: port, scale: "1", tabs: "1" },
-    { job: "shipment", rows: shipment, scale: "0", tabs: "1" },
-    { job: "shipment", rows: shipment, scale: "1", tabs: "1" },
-    { job: "port", rows: port, scale: "0", tabs: "3" },
-    { job: "shipment", rows: shipment, scale: "0", tabs: "3" },
+    { job: "port", rows: port, scale: "0", tabs: "1", until: "pauses" },
+    { job: "port", rows: port, scale: "1", tabs: "1", until: "pauses" },
+    { job: "shipment", rows: shipment, scale: "0", tabs: "1", until: "pauses" },
+    { job: "shipment", rows: shipment, scale: "1", tabs: "1", until: "pauses" },
+    { job: "port", rows: port, scale: "0", tabs: "3", until: "pauses" },
+    { job: "shipment", rows: shipment, scale: "0", tabs: "3", until: "pauses" },
+    { job: "port", rows: port, scale: "0", tabs: "1", until: "ready" },
+    { job: "shipment", rows: shipment, scale: "0", tabs: "2", until: "ready" },
   ] as const;
   const results = await Promise.all(
     runs.map((r) =>
       bed.run({
         job: r.job,
         values: r.rows.map((row) => row.value),
-        args: [`--pause-scale=${r.scale}`, `--concurrency=${r.tabs}`],
+        args: [
+          `--pause-scale=${r.scale}`,
+          `--concurrency=${r.tabs}`,
+          `--wait-until=${r.until}`,
+          // A page that never goes quiet (a worker's, a media element's requests) costs a row the wait's bound.
+          ...(r.job === "port" && r.until === "ready" ? ["--wait-timeout=5"] : []),
+        ],
       })
     ),
   );
   for (const [i, r] of runs.entries()) {
     await t.step(
-      `${r.job === "port" ? "Job B" : "Job A"}, --pause-scale=${r.scale}, --concurrency=${r.tabs}`,
+      `${
+        r.job === "port" ? "Job B" : "Job A"
+      }, --pause-scale=${r.scale}, --concurrency=${r.tabs}, --wait-until=${r.until}`,
       () => {
+        // The readiness wait is no pause: what a page does after load is not sure to happen before the print.
         bed.assertContained(results[i]!, r.job, r.rows, r.scale === "1");
       },
     );
