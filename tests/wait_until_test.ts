@@ -17,11 +17,16 @@ import { portFlags, shipmentFlags } from "./helpers/site_flags.ts";
 
 const words = async (path: string) => (await pdfText(path)).replace(/\s+/g, " ");
 
-/** The raster images of a PDF, one line each, as `pdfimages -list` lists them (without its two header lines). */
-async function pdfImages(path: string): Promise<string[]> {
+/**
+ * The 32 × 32 raster images of a PDF (the sandbox's lazy PNG), one `pdfimages -list` line each. Until the PNG
+ * is asked for, Chromium draws its small broken-image icon in its place.
+ */
+async function lazyPngs(path: string): Promise<string[]> {
   const { success, stdout, stderr } = await new Deno.Command("pdfimages", { args: ["-list", path] }).output();
   if (!success) throw new Error(`pdfimages ${path}: ${new TextDecoder().decode(stderr)}`);
-  return new TextDecoder().decode(stdout).split("\n").slice(2).filter((line) => line.trim() !== "");
+  return new TextDecoder().decode(stdout).split("\n").filter((line) =>
+    /^\s*\d+\s+\d+\s+image\s+32\s+32\s/.test(line)
+  );
 }
 
 for (const mode of ["ready", "pauses"] as const) {
@@ -43,11 +48,9 @@ for (const mode of ["ready", "pauses"] as const) {
     const stepwise = await words(`${dir.out}/001 I1 MSCU-STEPWISE-1.pdf`);
     assert.ok(stepwise.includes("MSCU-STEPWISE-1"), stepwise);
     assert.equal(stepwise.includes(STEPWISE_TEXT), mode === "ready", stepwise);
-    // The 32 × 32 PNG 3,000 px down is asked for only once it is scrolled into view; until then Chromium
-    // draws its small broken-image icon in its place.
-    const images = await pdfImages(`${dir.out}/002 I2 MSCU-LAZYIMG-2.pdf`);
-    const png = images.filter((line) => /^\s*\d+\s+\d+\s+image\s+32\s+32\s/.test(line));
-    assert.equal(png.length, mode === "ready" ? 1 : 0, `${LAZY_IMAGE_ALT}:\n${images.join("\n")}`);
+    // The PNG 3,000 px down is asked for only once it is scrolled into view.
+    const pngs = await lazyPngs(`${dir.out}/002 I2 MSCU-LAZYIMG-2.pdf`);
+    assert.equal(pngs.length, mode === "ready" ? 1 : 0, `${LAZY_IMAGE_ALT}: ${pngs.join("\n")}`);
   });
 
   Deno.test(`Job A, --wait-until=${mode}, spec's pauses: a detail page whose data arrives 5.5 s after re-pointing`, async () => {
@@ -67,6 +70,29 @@ for (const mode of ["ready", "pauses"] as const) {
     assert.equal(text.includes(STEPWISE_TEXT), mode === "ready", text);
   });
 }
+
+Deno.test("Job B, --wait-until=ready, --concurrency 3: every tab draws its page, so each lazy image is in its PDF", async () => {
+  await using sandbox = await startSandbox();
+  await using dir = await TestFolder.create();
+  const values = ["MSCU-LAZYIMG-1", "MSCU-LAZYIMG-2", "MSCU-LAZYIMG-3"];
+  const csv = await dir.csv(
+    "c.csv",
+    ["container_number,invoice_no", ...values.map((v, i) => `${v},I${i + 1}`)].join("\n"),
+  );
+  const run = await runJobProcess("port", [
+    csv,
+    dir.out,
+    "WTABS",
+    ...portFlags(sandbox, { "wait-timeout": "10", "wait-until": "ready", concurrency: "3" }),
+  ], { env: dir.env });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.doesNotMatch(run.stdout, /WARNING/);
+  // Tabs that share a window are hidden but for the last one opened, and a hidden page draws no frames: its
+  // IntersectionObserver never fires, and the image is never asked for.
+  for (const [i, value] of values.entries()) {
+    assert.equal((await lazyPngs(`${dir.out}/00${i + 1} I${i + 1} ${value}.pdf`)).length, 1, `row ${i + 1}`);
+  }
+});
 
 Deno.test("Job B, --wait-until=ready: a page that polls forever prints within the wait's bound, with a warning; the next row succeeds", async () => {
   await using sandbox = await startSandbox();

@@ -44,6 +44,12 @@ const NETWORK_POLL_MS = 50;
 /** The most screens a document is scrolled through (an endless page grows as it is scrolled). */
 const MAX_SCROLL_STEPS = 40;
 
+/**
+ * How long a scrolled document may take to draw its next frame before the scroll is given up. A visible page
+ * draws one every 16 ms or so; a hidden one never does (`tab_session.ts` keeps the job's tabs visible).
+ */
+export const FRAME_MS = 1_000;
+
 /** Where the wait gets what it checks: the browser, the tab's documents now, and its requests. */
 export interface ReadySources {
   /** Runs the checks in each document's isolated world. */
@@ -64,6 +70,7 @@ export async function documentSettledInPage(
   quietMs: number,
   scroll: boolean,
   maxSteps: number,
+  frameMs: number,
 ): Promise<string[]> {
   const start = performance.now();
   const left = () => Math.max(0, timeoutMs - (performance.now() - start));
@@ -85,13 +92,21 @@ export async function documentSettledInPage(
   }
   const lastChange = world.captureLastChange;
   const root = document.scrollingElement ?? document.documentElement;
+  let undrawn = false;
   if (scroll && root !== null && root.scrollHeight > innerHeight) {
     // Two frames a screen: the page's IntersectionObserver is told at the next frame and asks for its images.
-    const frame = () => within(new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+    // Whether the next frame came within `frameMs` (and the time left).
+    const frame = () =>
+      new Promise<boolean>((resolve) => {
+        requestAnimationFrame(() => setTimeout(() => resolve(true), 0));
+        setTimeout(() => resolve(false), Math.min(frameMs, left()));
+      });
     for (let step = 1; step <= maxSteps && step * innerHeight < root.scrollHeight && left() > 0; step++) {
       scrollTo({ top: step * innerHeight, behavior: "instant" });
-      await frame();
-      await frame();
+      if (!await frame() || !await frame()) {
+        undrawn = left() > 0;
+        break;
+      }
     }
     scrollTo({ top: 0, behavior: "instant" });
   }
@@ -110,6 +125,7 @@ export async function documentSettledInPage(
     await wait(quietMs - (performance.now() - lastChange()));
   }
   const busy: string[] = [];
+  if (undrawn) busy.push(`it drew no frame within ${frameMs} ms of a scroll`);
   const late = loading.filter((image) => !image.complete);
   if (late.length > 0) {
     busy.push(
@@ -195,7 +211,7 @@ async function documentBusy(
   try {
     const busy = await worlds.evaluate(
       document,
-      callExpression(documentSettledInPage, [timeoutMs, DOM_QUIET_MS, scroll, MAX_SCROLL_STEPS]),
+      callExpression(documentSettledInPage, [timeoutMs, DOM_QUIET_MS, scroll, MAX_SCROLL_STEPS, FRAME_MS]),
       timeoutMs + ANSWER_MS,
       "Waiting for the page to be ready",
     ) as string[];

@@ -39,14 +39,21 @@ export class TabSession {
     }));
   }
 
-  /** Attaches to tab `existingTarget`, or to a new blank tab; returns its session and its target id. */
+  /**
+   * Attaches to tab `existingTarget`, or to a new blank tab in a window of its own; returns its session and its
+   * target id. A window of its own keeps every tab visible: of the tabs that share a window only the last one
+   * opened is (measured, Chromium 156 headless), and a hidden page draws no frames, so neither
+   * `requestAnimationFrame` nor a page's `IntersectionObserver` ever fires in it (lazy images stay unasked for,
+   * the readiness wait's scroll stalls).
+   */
   static async attach(
     connection: CdpConnection,
     existingTarget?: string,
     timeoutMs = TAB_CALL_MS,
   ): Promise<{ session: TabSession; targetId: string }> {
     const targetId = existingTarget ??
-      (await connection.send("Target.createTarget", { url: "about:blank" }, timeoutMs)).targetId;
+      (await connection.send("Target.createTarget", { url: "about:blank", newWindow: true }, timeoutMs))
+        .targetId;
     const attached = await connection.send("Target.attachToTarget", { targetId, flatten: true }, timeoutMs);
     return { session: new TabSession(connection, attached.sessionId), targetId };
   }
