@@ -54,7 +54,13 @@ export interface NetworkState {
 /** The requests in flight of one tab, across its sessions. */
 export class RequestTracker {
   readonly #connection: Pick<CdpConnection, "on" | "send">;
-  /** By session id and request id (a request id is unique within its session only). */
+  /**
+   * By request id, whichever of the tab's sessions told of it: the navigation of an out-of-process frame its
+   * parent starts is told to the parent's session, and its end to the frame's own (measured, Chromium 156:
+   * keyed by session, each frame the page itself starts stayed open until it counted as long-lived, a second
+   * of every wait for it). The browser makes request ids unique across processes (a renderer's start with its
+   * process id; a navigation's is its loader id).
+   */
   readonly #open = new Map<string, OpenRequest>();
   #lastChange = performance.now();
   #last: string | undefined;
@@ -72,19 +78,18 @@ export class RequestTracker {
    */
   follow(sessionId: string): { off: () => void; enabled: Promise<unknown> } {
     const connection = this.#connection;
-    const key = (requestId: string) => `${sessionId} ${requestId}`;
     const ended = ({ requestId }: { requestId: string }) => {
-      const request = this.#open.get(key(requestId));
+      const request = this.#open.get(requestId);
       if (request === undefined) return;
-      this.#open.delete(key(requestId));
+      this.#open.delete(requestId);
       if (!request.longLived) this.#lastChange = performance.now();
     };
     const offs = [
       connection.on("Network.requestWillBeSent", ({ requestId, request, type }) => {
         // A redirect is the same request id again: it stays open, under its new address.
         const longLived = LONG_LIVED_TYPES.has(type ?? "");
-        const known = this.#open.get(key(requestId));
-        this.#open.set(key(requestId), {
+        const known = this.#open.get(requestId);
+        this.#open.set(requestId, {
           url: request.url,
           startedAt: known?.startedAt ?? performance.now(),
           longLived,
