@@ -1,7 +1,7 @@
 /**
  * `deno task bench`: the end-to-end benchmark of issue 6. Starts the sandbox in this process, then runs
- * the project's jobs and the floor (`bench/floor/floor.ts`) side by side, the memory run and the
- * timing-fidelity run, and prints Markdown tables (progress goes to standard error). Its machinery is in
+ * the project's jobs and the floor (`bench/floor/floor.ts`) side by side, the `--concurrency` runs, the
+ * `--wait-until` runs, the memory run and the timing-fidelity run, and prints Markdown tables (progress goes to standard error). Its machinery is in
  * `bench/harness/`.
  *
  * @module
@@ -17,6 +17,7 @@ import { concurrencySection, runConcurrency } from "./harness/concurrency_run.ts
 import { benchRows } from "./harness/inputs.ts";
 import { measureRun } from "./harness/measure_run.ts";
 import { memorySection, runMemory } from "./harness/memory_run.ts";
+import { modesSection, runModes } from "./harness/modes_run.ts";
 
 // `deno bench` also loads every *_bench.ts file: only run when started as the main module.
 if (import.meta.main) Deno.exit(await main(Deno.args));
@@ -100,6 +101,13 @@ async function main(args: string[]): Promise<number> {
           });
           sections.push(concurrencySection(result));
         }
+      }
+    }
+    if (!options.skipModes) {
+      for (const job of ["port", "shipment"] as const) {
+        sections.push(
+          modesSection(await runModes(sandbox, job, { rows: options.modesRows, dir: workDir, progress })),
+        );
       }
     }
     if (!options.skipMemory) {

@@ -28,12 +28,16 @@ export interface BenchOptions {
   skipConcurrency: boolean;
   /** Leave out the `--concurrency` runs against a local browserless pool (`--skip-pool`). */
   skipPool: boolean;
+  /** Rows of each `--wait-until` run (`--modes-rows`, default 12). */
+  modesRows: number;
+  skipModes: boolean;
 }
 
 /** Usage text. */
 export const USAGE =
   `deno task bench [--rows N] [--rounds R] [--memory-rows N] [--skip-memory] [--skip-fidelity]
-                [--concurrency-rows N] [--skip-concurrency] [--skip-pool] [--report FILE]
+                [--concurrency-rows N] [--skip-concurrency] [--skip-pool] [--modes-rows N] [--skip-modes]
+                [--report FILE]
   --rows N          rows per side-by-side run (default 50, at least 2)
   --rounds R        rounds of project/floor runs, alternating (default 3)
   --memory-rows N   rows of the project's Job B memory run (default 1000)
@@ -42,6 +46,8 @@ export const USAGE =
   --concurrency-rows N  rows of each --concurrency 1/2/4/8 run, pause scale 0.5 (default 40)
   --skip-concurrency    leave out the --concurrency runs
   --skip-pool           leave out the same runs against a local browserless pool
+  --modes-rows N    rows of each --wait-until pauses/ready run, --concurrency 1 and 4, pauses on (default 12)
+  --skip-modes      leave out the --wait-until runs
   --report FILE     also write the Markdown report to FILE`;
 
 /** Parses the command line. @throws {Error} with a one-line message. */
@@ -58,6 +64,8 @@ export function parseBenchOptions(args: string[]): BenchOptions {
       "concurrency-rows": { type: "string", default: "40" },
       "skip-concurrency": { type: "boolean", default: false },
       "skip-pool": { type: "boolean", default: false },
+      "modes-rows": { type: "string", default: "12" },
+      "skip-modes": { type: "boolean", default: false },
       report: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -76,6 +84,8 @@ export function parseBenchOptions(args: string[]): BenchOptions {
     concurrencyRows: integer("--concurrency-rows", values["concurrency-rows"], 2),
     skipConcurrency: values["skip-concurrency"],
     skipPool: values["skip-pool"],
+    modesRows: integer("--modes-rows", values["modes-rows"], 2),
+    skipModes: values["skip-modes"],
   };
   if (values.report !== undefined) options.reportFile = values.report;
   return options;

@@ -58,11 +58,23 @@ export async function validateRun(
   return { ok: problems.length === 0, problems: problems.slice(0, MAX_PROBLEMS), pdfPaths, totalBytes };
 }
 
-async function checkText(job: JobName, row: BenchRow, path: string): Promise<string | undefined> {
+/**
+ * A PDF's text as `pdftotext` reads it, all whitespace collapsed (line breaks and layout spacing may split
+ * long markers). @throws {Error} when `pdftotext` cannot read it.
+ */
+export async function pdfWords(path: string): Promise<string> {
   const { success, stdout, stderr } = await new Deno.Command("pdftotext", { args: [path, "-"] }).output();
-  if (!success) return `pdftotext failed: ${new TextDecoder().decode(stderr).trim()}`;
-  // Line breaks and layout spacing may split long markers: compare with all whitespace collapsed.
-  const text = new TextDecoder().decode(stdout).replace(/\s+/g, " ");
+  if (!success) throw new Error(`pdftotext failed: ${new TextDecoder().decode(stderr).trim()}`);
+  return new TextDecoder().decode(stdout).replace(/\s+/g, " ").trim();
+}
+
+async function checkText(job: JobName, row: BenchRow, path: string): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await pdfWords(path);
+  } catch (error) {
+    return (error as Error).message;
+  }
   if (!text.includes(row.value)) return `${row.value} not in the PDF text`;
   if (job === "shipment") {
     const marker = detailMarker(row.value, detailIdFor(row.value));
