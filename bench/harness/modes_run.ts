@@ -115,7 +115,7 @@ export function modesSection(result: ModesResult): string {
     }
     const base = result.runs.find((r) => r.concurrency === run.concurrency && r.mode === MODES[0]);
     const speedUp = base?.outcome.metrics ? base.outcome.metrics.msPerRowWall / m.msPerRowWall : NaN;
-    const differing = run === base ? [] : differingRows(base?.texts, run.texts);
+    const differing = differingRows(base?.texts, run.texts);
     return [
       String(run.concurrency),
       run.mode,
@@ -126,7 +126,9 @@ export function modesSection(result: ModesResult): string {
         : `${speedUp.toFixed(2)}×${
           run.concurrency === 1 ? ` (target ≥ ${target}×: ${speedUp >= target ? "met" : "**missed**"})` : ""
         }`,
-      differing === undefined
+      run === base
+        ? ""
+        : differing === undefined
         ? "n/a"
         : differing.length === 0
         ? "same"
