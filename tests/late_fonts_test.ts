@@ -78,10 +78,14 @@ Deno.test("sandbox: LATEFONT and LOSTFONT pages set their text in a web font aft
   const detail = (fcr: string) =>
     fetch(`${sandbox.reportingUrl}?ref=/fcr&id=1&txt=${fcr}`).then((r) => r.text());
   const page = await detail("CPH-LATEFONT-1");
-  assert.match(page, /@font-face \{ font-family: "Capture Late Font"; src: url\("\/__fonts\/late\.ttf"\)/);
+  // Each page asks for its own address of the font (see lateFontMarkup).
+  assert.match(
+    page,
+    /@font-face \{ font-family: "Capture Late Font"; src: url\("\/__fonts\/late\.ttf\?for=CPH-LATEFONT-1"\)/,
+  );
   // The text is only in the script that sets it on load: nothing asks for the font while the page loads.
   assert.match(page, /<p id="late-font-text"><\/p>/);
-  assert.match(await detail("CPH-LOSTFONT-2"), /url\("\/__fonts\/lost\.ttf"\)/);
+  assert.match(await detail("CPH-LOSTFONT-2"), /url\("\/__fonts\/lost\.ttf\?for=CPH-LOSTFONT-2"\)/);
   assert.doesNotMatch(await detail("CPH-3"), /font-face/);
 
   const started = performance.now();

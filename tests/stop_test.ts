@@ -184,6 +184,16 @@ const PHASES: Phase[] = [
     reached: (sandbox) => phasesReached(sandbox.requests.port).includes("pause"),
   },
   {
+    name: "readiness wait (--wait-until=ready, a report that polls for ever)",
+    job: "port",
+    signal: "SIGINT",
+    value: "MSCU-POLLING-1",
+    row: "in progress",
+    flags: () => ({ "wait-until": "ready" }),
+    // It polls every 200 ms from its load on, and the wait starts at the load.
+    reached: (sandbox) => sandbox.requests.port.filter((r) => r.path === "/__ready/poll").length >= 3,
+  },
+  {
     // The row's PDF is in place: the row is done (and --resume will find it), not interrupted.
     name: "Job A's return to the portal's root after the print (the PDF just appeared)",
     job: "shipment",
