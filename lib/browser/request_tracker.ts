@@ -56,7 +56,7 @@ export class RequestTracker {
   readonly #connection: Pick<CdpConnection, "on" | "send">;
   /**
    * By request id, whichever of the tab's sessions told of it: the navigation of an out-of-process frame its
-   * parent starts is told to the parent's session, and its end to the frame's own (measured, Chromium 156:
+   * parent starts is told to the parent's session, and its end to the frame's own (measured, Chromium 150:
    * keyed by session, each frame the page itself starts stayed open until it counted as long-lived, a second
    * of every wait for it). The browser makes request ids unique across processes (a renderer's start with its
    * process id; a navigation's is its loader id).

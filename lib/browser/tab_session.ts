@@ -42,7 +42,7 @@ export class TabSession {
   /**
    * Attaches to tab `existingTarget`, or to a new blank tab in a window of its own; returns its session and its
    * target id. A window of its own keeps every tab visible: of the tabs that share a window only the last one
-   * opened is (measured, Chromium 156 headless), and a hidden page draws no frames, so neither
+   * opened is (measured, Chromium 150 headless), and a hidden page draws no frames, so neither
    * `requestAnimationFrame` nor a page's `IntersectionObserver` ever fires in it (lazy images stay unasked for,
    * the readiness wait's scroll stalls).
    */
