@@ -7,27 +7,22 @@
  */
 import type { Sandbox } from "../../fixtures/sandbox.ts";
 import { pdfFileName } from "../../lib/file_names.ts";
+import { WAIT_UNTIL_MODES, type WaitUntil } from "../../lib/timings.ts";
 import { benchRows, type JobName } from "./inputs.ts";
 import { mb, table } from "./markdown.ts";
 import { measureRun, type RunOutcome } from "./measure_run.ts";
 import { pdfWords } from "./validate.ts";
 
-/** The modes compared; the first is the base of the speed-up. */
-export const MODES = ["pauses", "ready"] as const;
-
-/** A `--wait-until` mode. */
-export type WaitMode = typeof MODES[number];
-
 /** The tab counts each mode runs at. */
-export const MODE_LEVELS = [1, 4] as const;
+const MODE_LEVELS = [1, 4] as const;
 
 /** Issue 21's targets for `ready` over `pauses` in rows per hour at `--concurrency 1`. */
-export const MODE_TARGETS: Record<JobName, number> = { shipment: 4, port: 1.2 };
+const MODE_TARGETS: Record<JobName, number> = { shipment: 4, port: 1.2 };
 
 /** One run of the comparison. */
 export interface ModeRun {
   concurrency: number;
-  mode: WaitMode;
+  mode: WaitUntil;
   outcome: RunOutcome;
   /** Each row's PDF text (whitespace collapsed), when the run validated. */
   texts?: string[];
@@ -49,7 +44,7 @@ export async function runModes(
   const rows = benchRows(job, options.rows);
   const runs: ModeRun[] = [];
   for (const concurrency of MODE_LEVELS) {
-    for (const mode of MODES) {
+    for (const mode of WAIT_UNTIL_MODES) {
       options.progress(
         `${job} --wait-until=${mode} --concurrency ${concurrency}: ${rows.length} rows, pause scale 1`,
       );
@@ -79,16 +74,13 @@ export async function runModes(
   return { job, rows: options.rows, runs };
 }
 
-/**
- * Rows per hour once the job is going: rows 2…N over the time from the first PDF to the exit, so the
- * browser's start, the same in both modes, does not dilute the difference.
- */
-export function rowsPerHour(msPerRow: number): number {
+/** Rows per hour at `msPerRow` milliseconds a row. */
+function rowsPerHour(msPerRow: number): number {
   return 3_600_000 / msPerRow;
 }
 
 /** The rows whose PDF text differs between two runs (1-based), or undefined when either has no texts. */
-export function differingRows(
+function differingRows(
   a: readonly string[] | undefined,
   b: readonly string[] | undefined,
 ): number[] | undefined {
@@ -113,13 +105,15 @@ export function modesSection(result: ModesResult): string {
         "",
       ];
     }
-    const base = result.runs.find((r) => r.concurrency === run.concurrency && r.mode === MODES[0]);
+    // Each level's `pauses` run is the base of its `ready` run.
+    const base = result.runs.find((r) => r.concurrency === run.concurrency && r.mode === "pauses");
     const speedUp = base?.outcome.metrics ? base.outcome.metrics.msPerRowWall / m.msPerRowWall : NaN;
     const differing = differingRows(base?.texts, run.texts);
     return [
       String(run.concurrency),
       run.mode,
       (m.wallMs / 1000).toFixed(1),
+      // Rows 2…N from the first PDF to the exit: the browser's start, the same in both modes, left out.
       rowsPerHour(m.msPerRowWall).toFixed(0),
       run === base || Number.isNaN(speedUp)
         ? ""
