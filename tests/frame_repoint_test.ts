@@ -21,6 +21,7 @@ import {
   TAB_SESSION,
 } from "./helpers/recorded_frame_events.ts";
 import { ReplayedCdp } from "./helpers/replayed_cdp.ts";
+import { CdpTimeoutError } from "../lib/errors.ts";
 
 const ERROR_PAGE = "chrome-error://chromewebdata/";
 const FIRST = "http://localhost:43803/first";
@@ -207,6 +208,21 @@ Deno.test("pointFrameAt on recorded frame events", async (t) => {
     const frameId = frameIdOf(FIRST_ADDRESS_LOADED);
     const { tab } = replay(FIRST_ADDRESS_LOADED, frameId, []);
     assert.equal(await pointFrameAt(tab, DETAIL, 50), "timed out");
+  });
+
+  await t.step("a point the browser leaves unanswered, the frame moving all the same: loaded", async () => {
+    // As Chromium does, under load, with the call whose script moves a frame into a process of its own.
+    const frameId = frameIdOf(FIRST_ADDRESS_LOADED);
+    const { tab, frames } = replay(FIRST_ADDRESS_LOADED, frameId, [FIRST_ADDRESS_POINTED]);
+    const unanswered: FrameElement = {
+      ...tab,
+      point: (url) =>
+        tab.point(url).then(() =>
+          Promise.reject(new CdpTimeoutError("Pointing the frame at a new address timed out after 0.01 s"))
+        ),
+    };
+    assert.equal(await pointFrameAt(unanswered, DETAIL, 5_000), "loaded");
+    assert.deepEqual(frames.urls(), [DETAIL]);
   });
 
   await t.step("a re-point that fails in the page fails the wait", async () => {

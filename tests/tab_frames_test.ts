@@ -34,6 +34,40 @@ function delayed(ms: number, response: () => Response): SandboxHandler {
     });
 }
 
+/**
+ * `element`, whose frame's first page the server holds until `held` resolves, pointed only once that page has
+ * loaded: the first point releases the page and goes out the moment the frame reports it loaded, from a
+ * watcher registered when the frame is read, so ahead of the one pointFrameAt registers next.
+ */
+function firstPageLoadsFirst(element: FrameElement, held: PromiseWithResolvers<void>): FrameElement {
+  let firstPoint: ((url: string) => Promise<unknown>) | undefined;
+  return {
+    ...element,
+    owner: async () => {
+      const owner = await element.owner();
+      if (owner === undefined) return owner;
+      const pointed = Promise.withResolvers<unknown>();
+      let url: string | undefined;
+      const stop = element.frames.watch(() => {
+        if (url === undefined || element.frames.frame(owner.frameId)?.loaded !== true) return;
+        stop();
+        element.point(url).then(pointed.resolve, pointed.reject);
+      });
+      firstPoint = (to) => {
+        url = to;
+        held.resolve();
+        return pointed.promise;
+      };
+      return owner;
+    },
+    point: (url) => {
+      const first = firstPoint;
+      firstPoint = undefined;
+      return first === undefined ? element.point(url) : first(url);
+    },
+  };
+}
+
 Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls, printing", async (t) => {
   await using otherSite = TestServer.start();
   await using fixture = await TabFixture.start();
@@ -195,12 +229,16 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
   );
 
   await t.step(
-    "a frame's first page (relative src) committing and loading after the wait read the frame: ends on the new page",
+    "a frame's first page (relative src) loading after the wait read the frame, on a loaded host (busy threads on every core), 16 times: ends on the new page",
     async () => {
       // Issue 19: a frame the page had just added, whose first page (the portal's own, relative in the
       // markup) committed after pointFrameAt had read the frame's state, was taken for the new page. The race
-      // is made certain: the first page is held by the server until the moment the frame is pointed.
-      const held = Promise.withResolvers<void>();
+      // is made certain: the first page is held by the server until the frame is to be pointed, and the
+      // point goes out the moment that page has loaded, ahead of pointFrameAt's own reaction to it.
+      // The same moment on a loaded host: the browser leaves the call that points the frame unanswered
+      // (measured on Chromium 150: 19 of 60 calls, none answered within 40 s, though the frame moved), and
+      // pointFrameAt, waiting for that answer, failed the row after 10 s (7 of 20 rows here).
+      let held = Promise.withResolvers<void>();
       site.route("/frame-home", async () => {
         await held.promise;
         return htmlResponse("<!doctype html><p>Frame home 3030</p>");
@@ -210,42 +248,32 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
         `<!doctype html><h1>Portal 66</h1><div id="slot"></div><script>addEventListener("load", () =>
           document.getElementById("slot").innerHTML = '<iframe id="homed" src="/frame-home"></iframe>');</script>`,
       );
-      assert.equal(await tab.navigate(site.url("/adds-home-frame"), 5_000), true);
-      assert.equal(await tab.waitForSelector("#homed", 5_000), true);
-      await waitUntil(
-        () => site.requestsTo("/frame-home").length > 0,
-        5_000,
-        "the frame asks for its first page",
-      );
-      const element = tab.frameElement("#homed");
-      let frameId = "";
-      const racing: FrameElement = {
-        ...element,
-        owner: async () => {
-          const owner = await element.owner();
-          frameId = owner?.frameId ?? "";
-          return owner;
-        },
-        point: async (url) => {
-          if (frameId !== "") {
-            // Once: the first page is answered, commits and loads, and only then is the frame pointed.
-            const first = frameId;
-            frameId = "";
-            held.resolve();
-            await waitUntil(
-              () => element.frames.frame(first)?.loaded === true,
-              5_000,
-              "the first page loads",
-            );
-          }
-          return element.point(url);
-        },
-      };
       const detail = otherSite.url("/detail", "localhost");
-      assert.equal(await pointFrameAt(racing, detail, 5_000), "loaded");
-      assert.deepEqual(tab.frameUrls(), [detail]);
-      await printPdfFile(tab, out, "home-frame.pdf", params, 10_000);
-      assert.match(await pdfText(`${out}/home-frame.pdf`), /Detail text from the other site 4242/);
+      await withBusyThreads(navigator.hardwareConcurrency * 2, async () => {
+        for (let i = 1; i <= 16; i++) {
+          held = Promise.withResolvers<void>();
+          const asked = site.requestsTo("/frame-home").length;
+          assert.equal(await tab.navigate(site.url("/adds-home-frame"), 10_000), true);
+          assert.equal(await tab.waitForSelector("#homed", 5_000), true);
+          await waitUntil(
+            () => site.requestsTo("/frame-home").length > asked,
+            5_000,
+            "the frame asks for its first page",
+          );
+          assert.equal(
+            await pointFrameAt(firstPageLoadsFirst(tab.frameElement("#homed"), held), detail, 5_000),
+            "loaded",
+            `attempt ${i}`,
+          );
+          assert.deepEqual(tab.frameUrls(), [detail], `attempt ${i}`);
+          await printPdfFile(tab, out, "home-frame.pdf", params, 10_000);
+          assert.match(
+            await pdfText(`${out}/home-frame.pdf`),
+            /Detail text from the other site 4242/,
+            `attempt ${i}`,
+          );
+        }
+      });
     },
   );
 });

@@ -9,6 +9,7 @@
  */
 import type { FrameElement } from "../browser/frame_element.ts";
 import type { ChildFrame } from "../browser/frame_tracker.ts";
+import { CdpTimeoutError } from "../errors.ts";
 
 /** How re-pointing a frame ended. */
 export type FrameLoad = "loaded" | "timed out" | "no frame";
@@ -52,6 +53,8 @@ export function repointStep(context: RepointContext, now: Readonly<ChildFrame> |
 /**
  * Points the frame element `tab` stands for at `url` and waits, at most `timeoutMs`, until it shows the new
  * document, pointing it again when {@linkcode repointStep} says so. The URL travels as data, never as script.
+ * Only the frame's events decide: the call that points the frame is not waited for, and one left unanswered
+ * is no failure (see below); one the page refuses fails the wait.
  */
 export async function pointFrameAt(tab: FrameElement, url: string, timeoutMs: number): Promise<FrameLoad> {
   const frame = await tab.owner();
@@ -63,6 +66,15 @@ export async function pointFrameAt(tab: FrameElement, url: string, timeoutMs: nu
     repoints: 0,
   };
   const loaded = Promise.withResolvers<boolean>();
+  const point = () =>
+    tab.point(url).catch((error) => {
+      // The browser does not always answer the call whose script moves the frame into a process of its
+      // own, though the script ran and the frame moves (Puppeteer #10715; measured on Chromium 150 with every
+      // core busy: about one such call in four, still unanswered after 40 s, for a frame that had just
+      // loaded its first page). The frame's events tell whether it moved; a frame that did not runs into
+      // the wait's timeout.
+      if (!(error instanceof CdpTimeoutError)) loaded.reject(error);
+    });
   const watcher = () => {
     const now = tab.frames.frame(frame.frameId);
     const step = repointStep(context, now);
@@ -70,13 +82,13 @@ export async function pointFrameAt(tab: FrameElement, url: string, timeoutMs: nu
     else if (step === "point again" && now !== undefined) {
       context.repoints++;
       context.since = { commits: now.commits, stops: now.stops };
-      tab.point(url).catch((error) => loaded.reject(error));
+      point();
     }
   };
   const timer = setTimeout(() => loaded.resolve(false), timeoutMs);
   const unwatch = tab.frames.watch(watcher);
   try {
-    await tab.point(url);
+    point();
     return await tab.untilGone(loaded.promise) ? "loaded" : "timed out";
   } finally {
     clearTimeout(timer);
