@@ -168,7 +168,12 @@ export class CdpConnection {
    * with the stop's reason as soon as the run is asked to stop.
    */
   untilGone<T>(promise: Promise<T>): Promise<T> {
-    if (this.#life.reason === undefined && this.#stop?.aborted) return Promise.reject(this.#stop.reason);
+    if (this.#life.reason === undefined && this.#stop?.aborted) {
+      // Its own failure, later (the work it stands for ended by the same stop), is of no interest now: left
+      // unheard, it would end the process with an uncaught error instead of the stop's exit.
+      promise.catch(() => {});
+      return Promise.reject(this.#stop.reason);
+    }
     return this.#life.guard(promise);
   }
 
