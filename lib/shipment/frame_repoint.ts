@@ -70,9 +70,9 @@ export async function pointFrameAt(tab: FrameElement, url: string, timeoutMs: nu
     tab.point(url).catch((error) => {
       // The browser does not always answer the call whose script moves the frame into a process of its
       // own, though the script ran and the frame moves (Puppeteer #10715; measured on Chromium 150 with every
-      // core busy: about one such call in four, still unanswered after 40 s, for a frame that had just
-      // loaded its first page). The frame's events tell whether it moved; a frame that did not runs into
-      // the wait's timeout.
+      // core busy: 19 of 60 such calls, still unanswered after 40 s, for a frame that had just loaded its
+      // first page). The frame's events tell whether it moved; a frame that did not runs into the wait's
+      // timeout.
       if (!(error instanceof CdpTimeoutError)) loaded.reject(error);
     });
   const watcher = () => {
