@@ -1,5 +1,6 @@
 // Tab.ready (`--wait-until=ready`) against the real Chromium of this machine: what the readiness wait sees of a
-// page's requests. 5 s for a local load is a hang guard (tests/helpers/browser_fixture.ts).
+// page's requests, and a wait asked for after the run's stop. 5 s for a local load is a hang guard
+// (tests/helpers/browser_fixture.ts).
 import assert from "node:assert/strict";
 import { browserOptions, TabFixture } from "./helpers/browser_fixture.ts";
 import { Browser } from "../lib/browser/browser.ts";
