@@ -64,15 +64,17 @@ export {
 // The browser.
 export { Browser, type BrowserOptions } from "./lib/browser/browser.ts";
 export { BrowserSupervisor, type SupervisorOptions, type TabUse } from "./lib/browser/supervisor.ts";
-export { type PageFunction, Tab, type TabOptions } from "./lib/browser/tab.ts";
-export type { FrameElement } from "./lib/browser/frame_element.ts";
-export type { ChildFrame } from "./lib/browser/frame_tracker.ts";
+export { type PageFunction, Tab, type TabOptions } from "./lib/browser/tab/tab.ts";
+export type { FrameElement } from "./lib/browser/tab/frame_element.ts";
+export type { ChildFrame } from "./lib/browser/tab/frame_tracker.ts";
 export { type FrameLoad, pointFrameAt } from "./lib/shipment/frame_repoint.ts";
-export { type InterceptPattern, UrlPolicy } from "./lib/browser/url_policy.ts";
-export type { Refusals } from "./lib/browser/page_guard.ts";
-export type { PoolQueue } from "./lib/browser/pool_queue.ts";
+export { type InterceptPattern, UrlPolicy } from "./lib/browser/guard/url_policy.ts";
+export type { Refusals } from "./lib/browser/guard/page_guard.ts";
+export type { PoolQueue } from "./lib/browser/pool/queue.ts";
 export { printPdfFile } from "./lib/browser/pdf_output.ts";
-export { portPrintParams, type PrintParams, shipmentPrintParams } from "./lib/browser/print_options.ts";
+export type { PrintParams } from "./lib/browser/pdf_output.ts";
+export { portPrintParams } from "./lib/port/print_params.ts";
+export { shipmentPrintParams } from "./lib/shipment/print_params.ts";
 
 // Input, output and results.
 export {
@@ -83,7 +85,7 @@ export {
   readPortRows,
   readShipmentRows,
   type ShipmentRow,
-} from "./lib/csv/csv_rows.ts";
+} from "./lib/csv/rows.ts";
 export {
   type FileNameOs,
   pdfFileName,

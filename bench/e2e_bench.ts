@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { findChromium } from "../lib/browser/chromium_path.ts";
+import { findChromium } from "../lib/browser/chromium/path.ts";
 import { type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
 import { startBrowserless } from "../fixtures/browserless.ts";
 import { type BenchOptions, HelpRequested, parseBenchOptions, USAGE } from "./harness/bench_options.ts";

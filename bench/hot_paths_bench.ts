@@ -4,7 +4,7 @@
  * benches time only the code under test.
  */
 import { withBaseHref } from "../lib/port/base_href.ts";
-import { parsePortCsv, parseShipmentCsv } from "../lib/csv/csv_rows.ts";
+import { parsePortCsv, parseShipmentCsv } from "../lib/csv/rows.ts";
 import { pdfFileName } from "../lib/file_names.ts";
 import { buildResultsCsv } from "../lib/port/results_csv.ts";
 import type { PortResult } from "../lib/run/row_result.ts";

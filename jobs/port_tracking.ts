@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
 import { withBaseHref } from "../lib/port/base_href.ts";
 import { completePortJob } from "../lib/job_server/completion.ts";
-import { type PortRow, readPortRows } from "../lib/csv/csv_rows.ts";
+import { type PortRow, readPortRows } from "../lib/csv/rows.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers, rowTabUse, startRunBrowser } from "../lib/browser/from_config.ts";
+import { jobBrowsers, rowTabUse, startRunBrowser } from "../lib/run/run_browser.ts";
 import { parsePortCommand, type PortConfig } from "../lib/config/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { jobServerClientFor, PORT_SERVICE } from "../lib/job_server/services.ts";
@@ -24,9 +24,9 @@ import {
   tempHtmlFileName,
 } from "../lib/file_names.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { pageWaits } from "../lib/browser/page_waits.ts";
+import { pageWaits } from "../lib/run/row_waits.ts";
 import { PortReportClient } from "../lib/port/report_client.ts";
-import { portPrintParams } from "../lib/browser/print_options.ts";
+import { portPrintParams } from "../lib/port/print_params.ts";
 import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
 import { buildResultsCsv } from "../lib/port/results_csv.ts";
 import type { PortResult } from "../lib/run/row_result.ts";
@@ -117,7 +117,11 @@ export async function runPortTracking(
           await waits.pause("beforePrint");
           await waits.beforePrint();
           const fileName = pdfName(row, index);
-          await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
+          await printPdfFile(tab, config.outputDir, {
+            fileName,
+            params: printParams,
+            timeoutMs: PRINT_TIMEOUT_MS,
+          });
           return fileName;
         } finally {
           // A report file that cannot be removed is worth a warning, not the row: its PDF is written, and an

@@ -7,23 +7,23 @@
  */
 import { join } from "node:path";
 import { completeShipmentJob } from "../lib/job_server/completion.ts";
-import { readShipmentRows, type ShipmentRow } from "../lib/csv/csv_rows.ts";
+import { readShipmentRows, type ShipmentRow } from "../lib/csv/rows.ts";
 import { detailUrl, resolveDetailId } from "../lib/shipment/detail_record.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers, rowTabUse, startRunBrowser } from "../lib/browser/from_config.ts";
+import { jobBrowsers, rowTabUse, startRunBrowser } from "../lib/run/run_browser.ts";
 import { pdfFileName, shipmentLogFileName, stopFileName } from "../lib/file_names.ts";
 import { parseShipmentCommand, type ShipmentConfig } from "../lib/config/job_config.ts";
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { pageWaits } from "../lib/browser/page_waits.ts";
+import { pageWaits } from "../lib/run/row_waits.ts";
 import { acceptCookieConsent } from "../lib/shipment/consent.ts";
 import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
-import { shipmentPrintParams } from "../lib/browser/print_options.ts";
+import { shipmentPrintParams } from "../lib/shipment/print_params.ts";
 import type { ShipmentResult } from "../lib/run/row_result.ts";
 import { runRows } from "../lib/run/row_loop.ts";
 import { batchOptions, finishedExitCode } from "../lib/run/batch_options.ts";
-import type { Tab } from "../lib/browser/tab.ts";
+import type { Tab } from "../lib/browser/tab/tab.ts";
 import { PRINT_TIMEOUT_MS } from "../lib/timings.ts";
 
 /** The spec's exact error text when the tracking frame never appears. */
@@ -144,7 +144,11 @@ export async function runShipmentTracking(
 
         await waits.beforePrint();
         const fileName = pdfName(row, index);
-        await printPdfFile(tab, config.outputDir, fileName, printParams, PRINT_TIMEOUT_MS);
+        await printPdfFile(tab, config.outputDir, {
+          fileName,
+          params: printParams,
+          timeoutMs: PRINT_TIMEOUT_MS,
+        });
         try {
           await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
           await waits.pause("afterRootReturn");

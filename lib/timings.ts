@@ -29,7 +29,7 @@ export const DEFAULT_LIMITS_S = { http: 30, wait: 20, consent: 3 } as const;
 
 /**
  * What a pause that waits for a page does (`--wait-until`): `pauses`, the spec's fixed pause; `ready`, a wait
- * until the page and its frames are ready, bounded by `--wait-timeout` (`lib/browser/page_waits.ts`).
+ * until the page and its frames are ready, bounded by `--wait-timeout` (`lib/run/row_waits.ts`).
  */
 export type WaitUntil = "pauses" | "ready";
 
@@ -143,6 +143,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/**
+ * Deadline of a small CDP call, one a healthy browser answers at once: enable a domain, attach to a tab, close
+ * a tab or a stream, answer a paused request or a dialog, look up a target, click a found button. A browser
+ * that takes longer is hung, and the call fails rather than hang the row.
+ */
+export const SMALL_CALL_MS = 10_000;
 
 /**
  * Deadline of one print. Long reports take tens of seconds to lay out on a small host (a 371-page page

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { CHROMIUM_LOCATIONS, findChromium } from "../lib/browser/chromium_path.ts";
+import { CHROMIUM_LOCATIONS, findChromium } from "../lib/browser/chromium/path.ts";
 
 /**
  * Installs what is missing when it can; returns false (after printing the command to run) when it cannot.

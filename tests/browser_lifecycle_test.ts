@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
 import { Browser } from "../lib/browser/browser.ts";
-import { findChromium } from "../lib/browser/chromium_path.ts";
+import { findChromium } from "../lib/browser/chromium/path.ts";
 import { BrowserGoneError, BrowserLaunchError } from "../lib/errors.ts";
 import { ROOT, TestFolder, waitUntil } from "./helpers/job_process.ts";
 import { browserProcessesLeft, isAlive, isCrashpad, killOurs, processesOf } from "./helpers/processes.ts";

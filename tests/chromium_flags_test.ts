@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chromiumFlags } from "../lib/browser/chromium_flags.ts";
+import { chromiumFlags } from "../lib/browser/chromium/flags.ts";
 
 const BASE = { userDataDir: "/tmp/capture-jobs-x/p", headless: true, runningAsRoot: false };
 

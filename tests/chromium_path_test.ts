@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CHROMIUM_LOCATIONS, findChromium, INSTALL_HINT } from "../lib/browser/chromium_path.ts";
+import { CHROMIUM_LOCATIONS, findChromium, INSTALL_HINT } from "../lib/browser/chromium/path.ts";
 import { BrowserLaunchError } from "../lib/errors.ts";
 
 Deno.test("findChromium", async (t) => {

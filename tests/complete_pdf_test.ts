@@ -1,7 +1,7 @@
 // What `--resume` takes for a complete PDF under a row's final name (real files in a temporary folder; the
 // end-to-end resume tests check the same against the PDFs Chromium prints).
 import assert from "node:assert/strict";
-import { isCompletePdf } from "../lib/browser/pdf_output.ts";
+import { isCompletePdf } from "../lib/complete_pdf.ts";
 
 Deno.test("isCompletePdf: %PDF- at the start and %%EOF at the end of a regular file, nothing else", async () => {
   const dir = await Deno.makeTempDir({ prefix: "complete-pdf-test-" });

@@ -7,7 +7,7 @@ import type { ConsentButton } from "../fixtures/sandbox/types.ts";
 import { startSandbox } from "../fixtures/sandbox.ts";
 import { Browser } from "../lib/browser/browser.ts";
 import { acceptCookieConsent, CONSENT_BUTTON_SELECTORS } from "../lib/shipment/consent.ts";
-import type { Tab } from "../lib/browser/tab.ts";
+import type { Tab } from "../lib/browser/tab/tab.ts";
 import { waitUntil } from "./helpers/job_process.ts";
 import { TestServer } from "../fixtures/sandbox/http_server.ts";
 

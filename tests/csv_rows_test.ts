@@ -5,7 +5,7 @@ import {
   parseShipmentCsv,
   readPortRows,
   readShipmentRows,
-} from "../lib/csv/csv_rows.ts";
+} from "../lib/csv/rows.ts";
 
 const encoder = new TextEncoder();
 const JOB_A_MISSING = "CSV file must have an 'FCR Number' column and an 'INVOICE_NO' column; found columns: ";
@@ -355,7 +355,7 @@ Deno.test("readShipmentRows / readPortRows (files)", async (t) => {
 
     await t.step("unreadable because Deno read permission is denied (child process)", async () => {
       const path = await write("denied.csv", "container_number,invoice_no\nC,I\n");
-      const moduleUrl = new URL("../lib/csv/csv_rows.ts", import.meta.url).href;
+      const moduleUrl = new URL("../lib/csv/rows.ts", import.meta.url).href;
       const script = await write(
         "child.ts",
         `import { readPortRows } from ${JSON.stringify(moduleUrl)};\n` +

@@ -1,6 +1,6 @@
 // The deadlines and stop guards every browser call goes through: pure logic, no browser.
 import assert from "node:assert/strict";
-import { untilAborted, withDeadline } from "../lib/browser/deadline.ts";
+import { untilAborted, withDeadline } from "../lib/deadline.ts";
 import { CdpTimeoutError, StopRequestedError } from "../lib/errors.ts";
 
 /** A promise that rejects `ms` from now, as work ended by the same stop does a moment later. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { documentLoadEnd, type FrameEvent } from "../lib/browser/document_load.ts";
+import { documentLoadEnd, type FrameEvent } from "../lib/browser/tab/load_wait.ts";
 
 // Loader ids: OLD is the page being replaced, JOB the job's navigation, BLANK a navigation to about:blank.
 const start = (loaderId: string): FrameEvent => ({ kind: "start", loaderId });

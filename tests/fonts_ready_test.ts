@@ -1,4 +1,4 @@
-// Tab.fontsReady (lib/browser/fonts_ready.ts) against the real Chromium of this machine: a web font asked for
+// Tab.fontsReady (lib/browser/ready/font_wait.ts) against the real Chromium of this machine: a web font asked for
 // after load (or by text added just before the wait) is waited for in the page, in a same-origin frame (reached
 // through the tab's session) and in a frame of another site (out of process, through its own session); a frame
 // still loading does not hold the wait; a font that never arrives, a hostile page and a page whose main thread

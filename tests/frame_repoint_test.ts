@@ -8,8 +8,8 @@ import {
   type RepointContext,
   repointStep,
 } from "../lib/shipment/frame_repoint.ts";
-import type { FrameElement } from "../lib/browser/frame_element.ts";
-import { type ChildFrame, FrameTracker } from "../lib/browser/frame_tracker.ts";
+import type { FrameElement } from "../lib/browser/tab/frame_element.ts";
+import { type ChildFrame, FrameTracker } from "../lib/browser/tab/frame_tracker.ts";
 import {
   FIRST_ADDRESS_LOADED,
   FIRST_ADDRESS_POINTED,

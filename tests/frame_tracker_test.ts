@@ -2,7 +2,7 @@
 // replayed without a browser: the orders Chromium produces only under load (the page's swap report before
 // the frame's session attaches) are the recorded events reordered.
 import assert from "node:assert/strict";
-import { FrameTracker } from "../lib/browser/frame_tracker.ts";
+import { FrameTracker } from "../lib/browser/tab/frame_tracker.ts";
 import {
   HELD_SWAP_AFTER_ATTACH,
   NESTED,

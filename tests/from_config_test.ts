@@ -1,7 +1,7 @@
 // The run's browser from its configuration, against the real Chromium of this machine.
 import assert from "node:assert/strict";
 import { getLogger } from "@logtape/logtape";
-import { jobBrowsers } from "../lib/browser/from_config.ts";
+import { jobBrowsers } from "../lib/run/run_browser.ts";
 import { parsePortCommand } from "../lib/config/job_config.ts";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";

@@ -25,7 +25,7 @@ import {
   STYLESHEET_MARKER,
   writeLocalSecretFiles,
 } from "../fixtures/sandbox.ts";
-import { findChromium } from "../lib/browser/chromium_path.ts";
+import { findChromium } from "../lib/browser/chromium/path.ts";
 import { type JobRun, pdfText, runJobProcess, TestFolder } from "./helpers/job_process.ts";
 import { browserProcessesLeft } from "./helpers/processes.ts";
 import { shipmentFlags } from "./helpers/site_flags.ts";

@@ -1,12 +1,12 @@
-// IsolatedWorlds (lib/browser/isolated_world.ts) against the real Chromium of this machine, over the job's own
+// IsolatedWorlds (lib/browser/in_page/isolated_world.ts) against the real Chromium of this machine, over the job's own
 // DevTools connection: a world asked for when its document committed costs the wait before a print one call;
 // a world whose document the frame has since left is made again in the new one; the page cannot see or change
 // what runs there. Every call the worlds make is recorded on its way to the browser.
 import assert from "node:assert/strict";
-import { CdpConnection } from "../lib/browser/cdp_connection.ts";
-import { ChromiumProcess } from "../lib/browser/chromium_process.ts";
-import { IsolatedWorlds, type TabDocument } from "../lib/browser/isolated_world.ts";
-import { TabSession } from "../lib/browser/tab_session.ts";
+import { CdpConnection } from "../lib/browser/cdp/connection.ts";
+import { ChromiumProcess } from "../lib/browser/chromium/process.ts";
+import { IsolatedWorlds, type TabDocument } from "../lib/browser/in_page/isolated_world.ts";
+import { TabSession } from "../lib/browser/tab/session.ts";
 import { TestServer } from "../fixtures/sandbox/http_server.ts";
 import { htmlPage } from "../fixtures/sandbox/html.ts";
 import { waitUntil } from "./helpers/job_process.ts";

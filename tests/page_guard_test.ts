@@ -4,13 +4,13 @@ import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
 import CDP from "chrome-remote-interface";
 import { Browser, type BrowserOptions } from "../lib/browser/browser.ts";
-import { ChromiumProcess } from "../lib/browser/chromium_process.ts";
+import { ChromiumProcess } from "../lib/browser/chromium/process.ts";
 import { NavigationError } from "../lib/errors.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { portPrintParams } from "../lib/browser/print_options.ts";
-import type { Refusals } from "../lib/browser/page_guard.ts";
-import type { Tab } from "../lib/browser/tab.ts";
-import { UrlPolicy } from "../lib/browser/url_policy.ts";
+import { portPrintParams } from "../lib/port/print_params.ts";
+import type { Refusals } from "../lib/browser/guard/page_guard.ts";
+import type { Tab } from "../lib/browser/tab/tab.ts";
+import { UrlPolicy } from "../lib/browser/guard/url_policy.ts";
 import { pdfText, TestFolder, waitUntil } from "./helpers/job_process.ts";
 import { htmlResponse, TestServer } from "../fixtures/sandbox/http_server.ts";
 
@@ -96,7 +96,7 @@ async function refusalsOf(tab: Tab, what: string, timeoutMs = 5_000): Promise<Re
 
 async function printedText(tab: Tab, dir: TestFolder, name: string): Promise<string> {
   await Deno.mkdir(dir.out, { recursive: true });
-  await printPdfFile(tab, dir.out, name, portPrintParams(false), 30_000);
+  await printPdfFile(tab, dir.out, { fileName: name, params: portPrintParams(false), timeoutMs: 30_000 });
   return (await pdfText(`${dir.out}/${name}`)).replace(/\s+/g, " ");
 }
 

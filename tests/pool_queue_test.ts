@@ -1,7 +1,7 @@
 // Waiting in a browser pool's queue, against a stand-in that accepts the connection and never answers its
 // WebSocket upgrade, as a full browserless pool does (tests/browser_pool_test.ts runs the real one).
 import assert from "node:assert/strict";
-import { connectQueued, type PoolQueue } from "../lib/browser/pool_queue.ts";
+import { connectQueued, type PoolQueue } from "../lib/browser/pool/queue.ts";
 import { BrowserLaunchError, ConnectionError, StopRequestedError } from "../lib/errors.ts";
 import { closedPort, TestServer } from "../fixtures/sandbox/http_server.ts";
 

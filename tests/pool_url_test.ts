@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { browserEndpoint, sessionLimitNote } from "../lib/browser/pool_url.ts";
+import { browserEndpoint, sessionLimitNote } from "../lib/browser/pool/url.ts";
 import { POOL_SESSION_TIMEOUT_MS } from "../lib/timings.ts";
 
 const LIMIT = POOL_SESSION_TIMEOUT_MS;

@@ -3,7 +3,9 @@
 import assert from "node:assert/strict";
 import { Browser } from "../lib/browser/browser.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { portPrintParams, type PrintParams, shipmentPrintParams } from "../lib/browser/print_options.ts";
+import type { PrintParams } from "../lib/browser/pdf_output.ts";
+import { portPrintParams } from "../lib/port/print_params.ts";
+import { shipmentPrintParams } from "../lib/shipment/print_params.ts";
 import { TestFolder } from "./helpers/job_process.ts";
 import { TestServer } from "../fixtures/sandbox/http_server.ts";
 
@@ -125,7 +127,7 @@ Deno.test("print options against real Chromium: paper size, background and margi
   const print = async (path: string, params: PrintParams) => {
     assert.equal(await browser.tab.navigate(site.url(path), 5_000), true);
     const name = `${path.slice(1)}-${crypto.randomUUID()}.pdf`;
-    await printPdfFile(browser.tab, folder.out, name, params, 20_000);
+    await printPdfFile(browser.tab, folder.out, { fileName: name, params, timeoutMs: 20_000 });
     return `${folder.out}/${name}`;
   };
 

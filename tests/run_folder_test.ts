@@ -5,7 +5,7 @@ import {
   removeRunFolder,
   RUN_FOLDER_PREFIX,
   sweepStaleRunFolders,
-} from "../lib/browser/run_folder.ts";
+} from "../lib/browser/chromium/run_folder.ts";
 
 async function exists(path: string): Promise<boolean> {
   try {

@@ -6,9 +6,9 @@
 // tests/helpers/browser_fixture.ts.
 import assert from "node:assert/strict";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { shipmentPrintParams } from "../lib/browser/print_options.ts";
+import { shipmentPrintParams } from "../lib/shipment/print_params.ts";
 import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
-import type { FrameElement } from "../lib/browser/frame_element.ts";
+import type { FrameElement } from "../lib/browser/tab/frame_element.ts";
 import { pdfText, waitUntil } from "./helpers/job_process.ts";
 import { withBusyThreads } from "./helpers/busy_threads.ts";
 import { TabFixture } from "./helpers/browser_fixture.ts";
@@ -95,7 +95,7 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
       assert.equal(await pointFrameAt(tab.frameElement("#detail"), detailUrl, 5_000), "loaded");
       assert.equal(otherSite.requestsTo("/detail")[0]?.host, `localhost:${otherSite.port}`);
       assert.deepEqual(tab.frameUrls(), [detailUrl]);
-      await printPdfFile(tab, out, "portal.pdf", params, 10_000);
+      await printPdfFile(tab, out, { fileName: "portal.pdf", params, timeoutMs: 10_000 });
       const text = await pdfText(`${out}/portal.pdf`);
       assert.match(text, /Portal page 1234/);
       assert.match(text, /Detail text from the other site 4242/);
@@ -124,7 +124,7 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
       const urls = tab.frameUrls();
       assert.ok(urls.includes(ERROR_PAGE), `frame URLs: ${urls.join(", ")}`);
       assert.ok(!urls.includes(deniedUrl), `frame URLs: ${urls.join(", ")}`);
-      await printPdfFile(tab, out, "denied.pdf", params, 10_000);
+      await printPdfFile(tab, out, { fileName: "denied.pdf", params, timeoutMs: 10_000 });
       assert.doesNotMatch(await pdfText(`${out}/denied.pdf`), /Framing denied 666/);
     },
   );
@@ -165,7 +165,7 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
       const detail = otherSite.url("/detail", "localhost");
       assert.equal(await pointFrameAt(tab.frameElement("#broken"), detail, 5_000), "loaded");
       assert.deepEqual(tab.frameUrls(), [detail]);
-      await printPdfFile(tab, out, "after-refused.pdf", params, 10_000);
+      await printPdfFile(tab, out, { fileName: "after-refused.pdf", params, timeoutMs: 10_000 });
       assert.match(await pdfText(`${out}/after-refused.pdf`), /Detail text from the other site 4242/);
     },
   );
@@ -197,7 +197,7 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
       assert.equal(await pointFrameAt(tab.frameElement("#late"), detail, 5_000), "loaded");
       await opened;
       assert.deepEqual(tab.frameUrls(), [detail]);
-      await printPdfFile(tab, out, "late.pdf", params, 10_000);
+      await printPdfFile(tab, out, { fileName: "late.pdf", params, timeoutMs: 10_000 });
       assert.match(await pdfText(`${out}/late.pdf`), /Late detail 5150/);
     },
   );
@@ -266,7 +266,7 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
             `attempt ${i}`,
           );
           assert.deepEqual(tab.frameUrls(), [detail], `attempt ${i}`);
-          await printPdfFile(tab, out, "home-frame.pdf", params, 10_000);
+          await printPdfFile(tab, out, { fileName: "home-frame.pdf", params, timeoutMs: 10_000 });
           assert.match(
             await pdfText(`${out}/home-frame.pdf`),
             /Detail text from the other site 4242/,

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
 import { NavigationError } from "../lib/errors.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { shipmentPrintParams } from "../lib/browser/print_options.ts";
+import { shipmentPrintParams } from "../lib/shipment/print_params.ts";
 import { pdfText } from "./helpers/job_process.ts";
 import { failure, TabFixture, textOf } from "./helpers/browser_fixture.ts";
 import { closedPort } from "../fixtures/sandbox/http_server.ts";
@@ -57,7 +57,7 @@ Deno.test("Tab.navigate against real Chromium: loads, refusals, hangs, endless b
       // The one 1 s deadline covers the whole load: a deadline per phase (answer, then load) would take 2 s or
       // more, the 10 s call deadline far more. Stopping the load takes a few ms; the rest is slack for load.
       assert.ok(ms >= 950 && ms < 3_000, `returned after ${ms.toFixed(0)} ms`);
-      await printPdfFile(tab, out, "endless.pdf", params, 10_000);
+      await printPdfFile(tab, out, { fileName: "endless.pdf", params, timeoutMs: 10_000 });
       assert.match(await pdfText(`${out}/endless.pdf`), /Endless page head 5150/);
     },
   );
@@ -128,7 +128,7 @@ Deno.test("Tab.navigate against real Chromium: loads, refusals, hangs, endless b
         await tab.evaluate(() => confirm("confirm from evaluate"), [], 3_000, "Confirming"),
         false,
       );
-      await printPdfFile(tab, out, "dialogs.pdf", params, 5_000);
+      await printPdfFile(tab, out, { fileName: "dialogs.pdf", params, timeoutMs: 5_000 });
       assert.match(await pdfText(`${out}/dialogs.pdf`), /Dialog page 777/);
       assert.deepEqual(dialogs, [
         "alert dialog dismissed: alert while loading",

@@ -6,7 +6,8 @@ import { pathToFileURL } from "node:url";
 import { Browser } from "../lib/browser/browser.ts";
 import { BrowserGoneError } from "../lib/errors.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { portPrintParams, shipmentPrintParams } from "../lib/browser/print_options.ts";
+import { portPrintParams } from "../lib/port/print_params.ts";
+import { shipmentPrintParams } from "../lib/shipment/print_params.ts";
 import { pdfText, waitUntil } from "./helpers/job_process.ts";
 import { killOurs } from "./helpers/processes.ts";
 import {
@@ -38,7 +39,9 @@ Deno.test("printPdfFile against real Chromium: complete PDFs only, a missing fol
     const url = await tablePage(`${folder.path}/table.html`, 400, "End of the table 9090");
     assert.equal(await tab.navigate(url, 5_000), true);
     let done = false;
-    const printing = printPdfFile(tab, out, "table.pdf", params, 20_000).finally(() => done = true);
+    const printing = printPdfFile(tab, out, { fileName: "table.pdf", params, timeoutMs: 20_000 }).finally(
+      () => done = true,
+    );
     let sawPartial = false;
     while (!done) {
       const listing = await names(out);
@@ -74,7 +77,10 @@ Deno.test("printPdfFile against real Chromium: complete PDFs only, a missing fol
       await Deno.mkdir(removed);
       await Deno.remove(removed);
       const before = await names(folder.path);
-      await assert.rejects(printPdfFile(tab, removed, "x.pdf", params, 10_000), Deno.errors.NotFound);
+      await assert.rejects(
+        printPdfFile(tab, removed, { fileName: "x.pdf", params, timeoutMs: 10_000 }),
+        Deno.errors.NotFound,
+      );
       assert.deepEqual(await names(folder.path), before, "no stray file next to the missing folder");
       assert.equal(exists(removed), false);
     },
@@ -90,7 +96,11 @@ Deno.test("printPdfFile against real Chromium: complete PDFs only, a missing fol
       assert.equal(await browser.tab.navigate(url, 10_000), true);
       const killedOut = `${folder.path}/killed-out`;
       await Deno.mkdir(killedOut);
-      const printing = printPdfFile(browser.tab, killedOut, "long.pdf", portPrintParams(true), 30_000);
+      const printing = printPdfFile(browser.tab, killedOut, {
+        fileName: "long.pdf",
+        params: portPrintParams(true),
+        timeoutMs: 30_000,
+      });
       printing.catch(() => {});
       await waitUntil(async () => (await names(killedOut)).length > 0, 5_000, "the .partial file");
       // Into the print, which takes over 1 s for 2,000 rows (longer on a loaded host, never shorter); the

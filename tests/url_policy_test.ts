@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isLocalFile, UrlPolicy } from "../lib/browser/url_policy.ts";
+import { isLocalFile, UrlPolicy } from "../lib/browser/guard/url_policy.ts";
 
 Deno.test("UrlPolicy", async (t) => {
   await t.step("the default refuses local files only", () => {

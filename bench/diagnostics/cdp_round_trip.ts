@@ -8,9 +8,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { CdpConnection } from "../../lib/browser/cdp_connection.ts";
-import { ChromiumProcess } from "../../lib/browser/chromium_process.ts";
-import { findChromium } from "../../lib/browser/chromium_path.ts";
+import { CdpConnection } from "../../lib/browser/cdp/connection.ts";
+import { ChromiumProcess } from "../../lib/browser/chromium/process.ts";
+import { findChromium } from "../../lib/browser/chromium/path.ts";
 import { FloorCdp } from "../floor/floor_cdp.ts";
 import { table } from "../harness/markdown.ts";
 import { median } from "../harness/stats.ts";

@@ -18,10 +18,10 @@
  */
 import { parseArgs } from "node:util";
 import CDP from "chrome-remote-interface";
-import { CdpConnection } from "../../lib/browser/cdp_connection.ts";
-import { ChromiumProcess } from "../../lib/browser/chromium_process.ts";
-import { findChromium } from "../../lib/browser/chromium_path.ts";
-import { withDeadline } from "../../lib/browser/deadline.ts";
+import { CdpConnection } from "../../lib/browser/cdp/connection.ts";
+import { ChromiumProcess } from "../../lib/browser/chromium/process.ts";
+import { findChromium } from "../../lib/browser/chromium/path.ts";
+import { withDeadline } from "../../lib/deadline.ts";
 import { table } from "../harness/markdown.ts";
 import { heapAfterGc } from "../../tests/helpers/heap.ts";
 

@@ -13,9 +13,10 @@ import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { startSandbox } from "../../fixtures/sandbox.ts";
 import { Browser } from "../../lib/browser/browser.ts";
-import { findChromium } from "../../lib/browser/chromium_path.ts";
+import { findChromium } from "../../lib/browser/chromium/path.ts";
 import { printPdfFile } from "../../lib/browser/pdf_output.ts";
-import { portPrintParams, shipmentPrintParams } from "../../lib/browser/print_options.ts";
+import { portPrintParams } from "../../lib/port/print_params.ts";
+import { shipmentPrintParams } from "../../lib/shipment/print_params.ts";
 import { withBaseHref } from "../../lib/port/base_href.ts";
 import { PortReportClient } from "../../lib/port/report_client.ts";
 import { detailUrl, resolveDetailId } from "../../lib/shipment/detail_record.ts";
@@ -64,7 +65,15 @@ function shipmentRow(fcr: string, index: number): Promise<Map<string, number>> {
       await pointFrameAt(tab.frameElement(sandbox.frameSelector), url, CALL_MS);
     }],
     [FONT_STEP, () => tab.fontsReady(WAIT_MS)],
-    ["print", () => printPdfFile(tab, out, `${index}.pdf`, shipmentPrintParams(false), CALL_MS)],
+    [
+      "print",
+      () =>
+        printPdfFile(tab, out, {
+          fileName: `${index}.pdf`,
+          params: shipmentPrintParams(false),
+          timeoutMs: CALL_MS,
+        }),
+    ],
     ["load the portal root", () => tab.navigate(sandbox.trackingPortalUrl, CALL_MS)],
   ]);
 }
@@ -81,7 +90,15 @@ function portRow(container: string, index: number): Promise<Map<string, number>>
     }],
     ["load the report", () => tab.navigate(pathToFileURL(file).href, CALL_MS)],
     [FONT_STEP, () => tab.fontsReady(WAIT_MS)],
-    ["print", () => printPdfFile(tab, out, `${index}.pdf`, portPrintParams(false), CALL_MS)],
+    [
+      "print",
+      () =>
+        printPdfFile(tab, out, {
+          fileName: `${index}.pdf`,
+          params: portPrintParams(false),
+          timeoutMs: CALL_MS,
+        }),
+    ],
     ["remove the report", () => Deno.remove(file)],
   ]);
 }

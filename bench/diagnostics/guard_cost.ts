@@ -27,8 +27,9 @@
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { type Sandbox, startSandbox } from "../../fixtures/sandbox.ts";
-import type { CdpConnection } from "../../lib/browser/cdp_connection.ts";
-import { portPrintParams, shipmentPrintParams } from "../../lib/browser/print_options.ts";
+import type { CdpConnection } from "../../lib/browser/cdp/connection.ts";
+import { portPrintParams } from "../../lib/port/print_params.ts";
+import { shipmentPrintParams } from "../../lib/shipment/print_params.ts";
 import { withBaseHref } from "../../lib/port/base_href.ts";
 import { PortReportClient } from "../../lib/port/report_client.ts";
 import { openFirstTab } from "../harness/first_tab.ts";

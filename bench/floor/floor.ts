@@ -17,10 +17,11 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { chromiumFlags } from "../../lib/browser/chromium_flags.ts";
-import { findChromium } from "../../lib/browser/chromium_path.ts";
+import { chromiumFlags } from "../../lib/browser/chromium/flags.ts";
+import { findChromium } from "../../lib/browser/chromium/path.ts";
 import { pdfFileName } from "../../lib/file_names.ts";
-import { portPrintParams, shipmentPrintParams } from "../../lib/browser/print_options.ts";
+import { portPrintParams } from "../../lib/port/print_params.ts";
+import { shipmentPrintParams } from "../../lib/shipment/print_params.ts";
 import { FloorCdp } from "./floor_cdp.ts";
 
 /** When this module's body starts: every import is loaded and evaluated by then. */

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { CdpConnection } from "../../lib/browser/cdp_connection.ts";
-import { ChromiumProcess } from "../../lib/browser/chromium_process.ts";
-import { findChromium } from "../../lib/browser/chromium_path.ts";
+import { CdpConnection } from "../../lib/browser/cdp/connection.ts";
+import { ChromiumProcess } from "../../lib/browser/chromium/process.ts";
+import { findChromium } from "../../lib/browser/chromium/path.ts";
 
 /** Deadline of each call here. */
 const CALL_MS = 10_000;

@@ -5,13 +5,14 @@
  *
  * @module
  */
-import { lockDownBrowser } from "./lockdown.ts";
-import { CdpConnection } from "./cdp_connection.ts";
-import { connectQueued, type PoolQueue } from "./pool_queue.ts";
+import { lockDownBrowser } from "./guard/lockdown.ts";
+import { CdpConnection } from "./cdp/connection.ts";
+import { connectQueued, type PoolQueue } from "./pool/queue.ts";
 import { redactSecrets } from "../redact.ts";
-import { ChromiumProcess } from "./chromium_process.ts";
-import { Tab } from "./tab.ts";
-import { UrlPolicy } from "./url_policy.ts";
+import { ChromiumProcess } from "./chromium/process.ts";
+import { Tab } from "./tab/tab.ts";
+import { UrlPolicy } from "./guard/url_policy.ts";
+import { SMALL_CALL_MS } from "../timings.ts";
 
 /** How to get a browser. */
 export interface BrowserOptions {
@@ -40,9 +41,6 @@ export interface BrowserOptions {
    */
   poolQueue?: PoolQueue;
 }
-
-/** Deadline of looking up the blank tab a started browser opened. */
-const LOOKUP_MS = 10_000;
 
 /** Grace period for Chromium to exit after `Browser.close` before it is killed. */
 const CLOSE_GRACE_MS = 3_000;
@@ -216,6 +214,6 @@ export class Browser implements AsyncDisposable {
  * instead of creating a second tab saves a renderer process (~110 MB summed RSS) and ~20 ms of start-up.
  */
 async function firstBlankTab(connection: CdpConnection): Promise<string | undefined> {
-  const { targetInfos } = await connection.send("Target.getTargets", {}, LOOKUP_MS);
+  const { targetInfos } = await connection.send("Target.getTargets", {}, SMALL_CALL_MS);
   return targetInfos.find((t) => t.type === "page" && t.url === "about:blank")?.targetId;
 }

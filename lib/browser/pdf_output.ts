@@ -5,8 +5,22 @@
  * @module
  */
 import { partialFileName } from "../file_names.ts";
-import type { PrintParams } from "./print_options.ts";
-import type { Tab } from "./tab.ts";
+import type { PrintParams, Tab } from "./tab/tab.ts";
+
+export type { PrintParams };
+
+/** A4 in inches, as `Page.printToPDF` takes it. */
+export const A4_PAPER = { paperWidth: 8.27, paperHeight: 11.69 } as const;
+
+/** What {@linkcode printPdfFile} prints, and how long it may take. */
+export interface PdfFileOptions {
+  /** The PDF's name in the output folder. */
+  fileName: string;
+  /** The `Page.printToPDF` parameters. */
+  params: PrintParams;
+  /** The print's deadline, in ms. */
+  timeoutMs: number;
+}
 
 /**
  * Prints the tab into `<outputDir>/<fileName>`: streamed to a hidden `.partial` file in the same folder,
@@ -15,16 +29,14 @@ import type { Tab } from "./tab.ts";
 export async function printPdfFile(
   tab: Tab,
   outputDir: string,
-  fileName: string,
-  printParams: PrintParams,
-  timeoutMs: number,
+  { fileName, params, timeoutMs }: PdfFileOptions,
 ): Promise<void> {
   const finalPath = `${outputDir}/${fileName}`;
   const partialPath = `${outputDir}/${partialFileName(fileName, Deno.pid)}`;
   const file = await Deno.open(partialPath, { write: true, create: true, truncate: true });
   try {
     try {
-      await tab.printToPdf(printParams, timeoutMs, async (chunk) => {
+      await tab.printToPdf(params, timeoutMs, async (chunk) => {
         for (let written = 0; written < chunk.length;) written += await file.write(chunk.subarray(written));
       });
     } finally {
@@ -34,43 +46,5 @@ export async function printPdfFile(
   } catch (error) {
     await Deno.remove(partialPath).catch(() => {});
     throw error;
-  }
-}
-
-/** How much of a file's end is read for its `%%EOF` marker (writers may add white space after it). */
-const PDF_TAIL_BYTES = 1_024;
-
-/**
- * Whether `path` holds a complete PDF: a regular file (not a link) that starts with `%PDF-` and ends with
- * `%%EOF` (white space may follow). A missing file, a folder, or a file cut short (a copy that stopped, a disk
- * that filled) is not one.
- */
-export async function isCompletePdf(path: string): Promise<boolean> {
-  let file: Deno.FsFile;
-  try {
-    // Only a regular file: a link could point anywhere, and opening a named pipe would wait for a writer.
-    if (!(await Deno.lstat(path)).isFile) return false;
-    file = await Deno.open(path, { read: true });
-  } catch {
-    return false;
-  }
-  try {
-    const { size } = await file.stat();
-    if (size < 16) return false;
-    const head = new Uint8Array(5);
-    if (await file.read(head) !== 5 || new TextDecoder().decode(head) !== "%PDF-") return false;
-    const tailLength = Math.min(size, PDF_TAIL_BYTES);
-    await file.seek(size - tailLength, Deno.SeekMode.Start);
-    const tail = new Uint8Array(tailLength);
-    for (let read = 0; read < tailLength;) {
-      const got = await file.read(tail.subarray(read));
-      if (got === null) return false;
-      read += got;
-    }
-    return /%%EOF\s*$/.test(new TextDecoder("latin1").decode(tail));
-  } catch {
-    return false;
-  } finally {
-    file.close();
   }
 }

@@ -9,8 +9,8 @@
 import { Browser, type BrowserOptions } from "./browser.ts";
 import { TabGoneError } from "../errors.ts";
 import { TAB_HEALTH_MS } from "../timings.ts";
-import type { Refusals } from "./page_guard.ts";
-import type { Tab } from "./tab.ts";
+import type { Refusals } from "./guard/page_guard.ts";
+import type { Tab } from "./tab/tab.ts";
 
 /** Options of a supervisor: the browser's, and what to do with every fresh browser's first tab. */
 export interface SupervisorOptions extends Omit<BrowserOptions, "onDialog"> {

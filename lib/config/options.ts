@@ -16,11 +16,10 @@ import {
   urlPattern,
   wsUrl,
 } from "./option_parsers.ts";
-import { MAX_RETRIES } from "../run/retry.ts";
 import { DEFAULT_LIMITS_S, MAX_PAUSE_SCALE, WAIT_UNTIL_MODES } from "../timings.ts";
-import type { JobKind, OptionSpec } from "./option_spec.ts";
+import type { JobKind, OptionSpec } from "./option_types.ts";
 
-export type { BooleanOption, JobKind, OptionSpec, RepeatableOption, StringOption } from "./option_spec.ts";
+export type { BooleanOption, JobKind, OptionSpec, RepeatableOption, StringOption } from "./option_types.ts";
 
 /** Each job's command name, as the usage line, `--version`, the task and the executable give it. */
 export const JOB_COMMANDS: Readonly<Record<JobKind, string>> = {
@@ -28,11 +27,17 @@ export const JOB_COMMANDS: Readonly<Record<JobKind, string>> = {
   port: "port-tracking",
 };
 
+/** Each job as the spec and the README name it. */
+export const JOB_TITLES: Readonly<Record<JobKind, string>> = { shipment: "Job A", port: "Job B" };
+
 /**
  * The most rows in progress at once: a 2-core host gains nothing beyond 4 to 8 (see README "Performance"),
  * and every tab costs memory; 16 leaves room for a larger host or a browser pool.
  */
 export const MAX_CONCURRENCY = 16;
+
+/** The most `--retries` allows: eleven tries of a row are already more than any hiccup needs. */
+export const MAX_RETRIES = 10;
 
 /** The default `{port_url}`. */
 export const DEFAULT_PORT_URL = "https://cpatos.gov.bd/pcs";
@@ -42,7 +47,7 @@ export const OPTIONS = {
   trackingPortalUrl: {
     flag: "--tracking-portal-url",
     variable: "TRACKING_PORTAL_URL",
-    jobs: "A",
+    jobs: "shipment",
     kind: "string",
     arg: "URL",
     required: true,
@@ -53,7 +58,7 @@ export const OPTIONS = {
   reportingUrl: {
     flag: "--reporting-url",
     variable: "REPORTING_URL",
-    jobs: "A",
+    jobs: "shipment",
     kind: "string",
     arg: "URL",
     required: true,
@@ -64,7 +69,7 @@ export const OPTIONS = {
   frameSelector: {
     flag: "--frame-selector",
     variable: "FRAME_SELECTOR",
-    jobs: "A",
+    jobs: "shipment",
     kind: "string",
     arg: "CSS",
     required: true,
@@ -75,7 +80,7 @@ export const OPTIONS = {
   consentTimeout: {
     flag: "--consent-timeout",
     variable: "CAPTURE_CONSENT_TIMEOUT",
-    jobs: "A",
+    jobs: "shipment",
     kind: "string",
     arg: "S",
     default: String(DEFAULT_LIMITS_S.consent),
@@ -85,7 +90,7 @@ export const OPTIONS = {
   },
   visible: {
     flag: "--visible",
-    jobs: "A",
+    jobs: "shipment",
     kind: "boolean",
     help: "show the browser window instead of headless",
     defaultText: "off",
@@ -94,7 +99,7 @@ export const OPTIONS = {
   portUrl: {
     flag: "--port-url",
     variable: "PORT_URL",
-    jobs: "B",
+    jobs: "port",
     kind: "string",
     arg: "URL",
     default: DEFAULT_PORT_URL,
@@ -282,7 +287,6 @@ export const PROCESS_VARIABLES: readonly string[] = ["TMPDIR", "TMP", "TEMP"];
 
 /** The options of one job, in table order. */
 export function optionsOf(kind: JobKind): [OptionName, OptionSpec][] {
-  const job = kind === "shipment" ? "A" : "B";
   return (Object.entries(OPTIONS) as [OptionName, OptionSpec][])
-    .filter(([, option]) => option.jobs === "both" || option.jobs === job);
+    .filter(([, option]) => option.jobs === "both" || option.jobs === kind);
 }

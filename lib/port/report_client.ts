@@ -7,7 +7,7 @@
 import makeFetchCookie from "fetch-cookie";
 import { CookieJar } from "tough-cookie";
 import { ConnectionError, errorText, HttpStatusError } from "../errors.ts";
-import { formatSeconds } from "../browser/deadline.ts";
+import { formatSeconds } from "../deadline.ts";
 
 /** A desktop browser's User-Agent: some portals answer scripts differently. */
 export const DESKTOP_USER_AGENT =

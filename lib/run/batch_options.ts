@@ -6,7 +6,7 @@
  * @module
  */
 import { join } from "node:path";
-import { isCompletePdf } from "../browser/pdf_output.ts";
+import { isCompletePdf } from "../complete_pdf.ts";
 import type { CommonConfig } from "../config/job_config.ts";
 import { EXIT_ROW_ERRORS } from "./job_runner.ts";
 import { mayPass, retryDelayMs } from "./retry.ts";

@@ -13,9 +13,6 @@ import {
   NavigationError,
 } from "../errors.ts";
 
-/** The most `--retries` allows: eleven tries of a row are already more than any hiccup needs. */
-export const MAX_RETRIES = 10;
-
 /** The first wait before a retry, at pause scale 1. */
 export const RETRY_BASE_MS = 2_000;
 

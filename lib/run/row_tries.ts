@@ -5,7 +5,7 @@
  * @module
  */
 import { errorText, StopRequestedError } from "../errors.ts";
-import { formatSeconds } from "../browser/deadline.ts";
+import { formatSeconds } from "../deadline.ts";
 import type { JobLogger } from "./job_log.ts";
 import { localTimestamp } from "../local_timestamp.ts";
 import type { RowStatus } from "./row_result.ts";

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { Tab } from "../browser/tab.ts";
+import type { Tab } from "../browser/tab/tab.ts";
+import { SMALL_CALL_MS } from "../timings.ts";
 
 /** The "allow all" buttons of the consent banner, tried in this order (spec, Job A step 3). */
 export const CONSENT_BUTTON_SELECTORS: readonly string[] = [
@@ -14,12 +15,6 @@ export const CONSENT_BUTTON_SELECTORS: readonly string[] = [
   "#coi-banner-wrapper button.coi-banner__accept",
   "button.coi-banner__accept",
 ];
-
-/**
- * Deadline of the click itself, once a button was found: a call that runs at once, so not the selector wait
- * (a 0.3 s consent timeout on a loaded host made a found button look absent).
- */
-const CLICK_DEADLINE_MS = 10_000;
 
 /**
  * Clicks the consent banner's "allow all" button when one appears, trying each selector for up to
@@ -32,7 +27,7 @@ export async function acceptCookieConsent(tab: Tab, timeoutMs: number): Promise<
       await tab.evaluate(
         (s: string) => (document.querySelector(s) as HTMLElement | null)?.click(),
         [selector],
-        CLICK_DEADLINE_MS,
+        SMALL_CALL_MS,
         "Clicking the consent button",
       );
       return selector;

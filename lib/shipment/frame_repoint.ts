@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { FrameElement } from "../browser/frame_element.ts";
-import type { ChildFrame } from "../browser/frame_tracker.ts";
+import type { FrameElement } from "../browser/tab/frame_element.ts";
+import type { ChildFrame } from "../browser/tab/frame_tracker.ts";
 import { CdpTimeoutError } from "../errors.ts";
 
 /** How re-pointing a frame ended. */

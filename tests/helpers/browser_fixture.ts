@@ -15,7 +15,7 @@
  */
 import assert from "node:assert/strict";
 import { Browser, type BrowserOptions } from "../../lib/browser/browser.ts";
-import type { Tab } from "../../lib/browser/tab.ts";
+import type { Tab } from "../../lib/browser/tab/tab.ts";
 import { TestServer } from "../../fixtures/sandbox/http_server.ts";
 import { TestFolder } from "./job_process.ts";
 import {

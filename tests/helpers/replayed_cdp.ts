@@ -7,9 +7,9 @@ import type {
   CdpEventParams,
   CdpParams,
   CdpReturn,
-} from "../../lib/browser/cdp_connection.ts";
-import type { FrameEventSource } from "../../lib/browser/frame_tracker.ts";
-import type { PageGuard } from "../../lib/browser/page_guard.ts";
+} from "../../lib/browser/cdp/connection.ts";
+import type { FrameEventSource } from "../../lib/browser/tab/frame_tracker.ts";
+import type { PageGuard } from "../../lib/browser/guard/page_guard.ts";
 import type { RecordedEvent } from "./recorded_frame_events.ts";
 
 /** One command the code under test sent. */

@@ -7,12 +7,10 @@
  * @module
  */
 import type { Protocol } from "devtools-protocol/types/protocol.d.ts";
-import type { CdpConnection, CdpEventParams } from "./cdp_connection.ts";
-import { NavigationError } from "../errors.ts";
+import type { CdpConnection, CdpEventParams } from "../cdp/connection.ts";
+import { NavigationError } from "../../errors.ts";
 import { isLocalFile, type UrlPolicy } from "./url_policy.ts";
-
-/** Deadline of the answer to one paused request; Chromium holds the request until it comes. */
-const DECISION_MS = 10_000;
+import { SMALL_CALL_MS } from "../../timings.ts";
 
 /** What a tab refused since it was last asked. */
 export interface Refusals {
@@ -63,7 +61,7 @@ export class PageGuard {
   enable(
     sessionId: string,
     session: "tab" | "frame",
-    timeoutMs = DECISION_MS,
+    timeoutMs = SMALL_CALL_MS,
   ): { off: () => void; enabled: Promise<unknown> } {
     const off = this.#connection.on(
       "Fetch.requestPaused",
@@ -162,7 +160,7 @@ export class PageGuard {
       allowed = !this.#policy.refuses(url);
     }
     if (!allowed) return this.#refuse(sessionId, params.requestId, url, "BlockedByClient");
-    this.#connection.send("Fetch.continueRequest", { requestId: params.requestId }, DECISION_MS, sessionId)
+    this.#connection.send("Fetch.continueRequest", { requestId: params.requestId }, SMALL_CALL_MS, sessionId)
       .catch(() => {});
   }
 
@@ -188,7 +186,7 @@ export class PageGuard {
     errorReason: Protocol.Network.ErrorReason,
   ): void {
     this.#count(url);
-    this.#connection.send("Fetch.failRequest", { requestId, errorReason }, DECISION_MS, sessionId)
+    this.#connection.send("Fetch.failRequest", { requestId, errorReason }, SMALL_CALL_MS, sessionId)
       .catch(() => {});
   }
 

@@ -7,11 +7,10 @@
  *
  * @module
  */
-import type { CdpConnection, CdpReturn } from "./cdp_connection.ts";
-import type { PageGuard } from "./page_guard.ts";
+import type { CdpConnection, CdpReturn } from "../cdp/connection.ts";
+import type { PageGuard } from "../guard/page_guard.ts";
+import { SMALL_CALL_MS } from "../../timings.ts";
 
-/** Deadline of the small bookkeeping calls (enable a domain, release a held frame). */
-const QUICK_CALL_MS = 10_000;
 /** Run in a frame: its address once its document has loaded. */
 const FRAME_ADDRESS_ONCE_LOADED = `document.readyState === "complete" ? location.href :
   new Promise((resolve) => addEventListener("load", () => resolve(location.href), { once: true }))`;
@@ -81,7 +80,7 @@ export class FrameTracker {
    * Asks the tab's session to attach its OOPIF frames, held at their start (`waitForDebuggerOnStart`) until
    * their events are switched on (see {@linkcode follow}).
    */
-  autoAttach(sessionId: string, timeoutMs = QUICK_CALL_MS): Promise<CdpReturn<"Target.setAutoAttach">> {
+  autoAttach(sessionId: string, timeoutMs = SMALL_CALL_MS): Promise<CdpReturn<"Target.setAutoAttach">> {
     return this.#connection.send("Target.setAutoAttach", AUTO_ATTACH, timeoutMs, sessionId);
   }
 
@@ -141,7 +140,7 @@ export class FrameTracker {
       // (measured: an error page arriving committed, on a loaded host), the release can stay unanswered for
       // good.
       const held = params.waitingForDebugger === true;
-      const release = () => connection.send("Runtime.runIfWaitingForDebugger", {}, QUICK_CALL_MS, sessionId);
+      const release = () => connection.send("Runtime.runIfWaitingForDebugger", {}, SMALL_CALL_MS, sessionId);
       if (params.targetInfo.type !== "iframe") {
         if (held) release().catch(() => {});
         return;
@@ -167,8 +166,8 @@ export class FrameTracker {
         stops.push(guarded.off);
         Promise.all([
           guarded.enabled,
-          connection.send("Target.setAutoAttach", AUTO_ATTACH, QUICK_CALL_MS, sessionId),
-          connection.send("Page.enable", {}, QUICK_CALL_MS, sessionId),
+          connection.send("Target.setAutoAttach", AUTO_ATTACH, SMALL_CALL_MS, sessionId),
+          connection.send("Page.enable", {}, SMALL_CALL_MS, sessionId),
           release(),
         ]).catch(() => {});
         return;
@@ -186,7 +185,7 @@ export class FrameTracker {
           return connection.send(
             "Runtime.evaluate",
             { expression: FRAME_ADDRESS_ONCE_LOADED, awaitPromise: true, returnByValue: true },
-            QUICK_CALL_MS,
+            SMALL_CALL_MS,
             sessionId,
           );
         })

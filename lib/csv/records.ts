@@ -1,7 +1,7 @@
 /**
  * The input CSV as raw records, before any of the spec's header rules: the file read (extension checked
  * first), decoded strictly as UTF-8, and split into records by the CSV syntax. Every failure is one line
- * for the log, never an exception; `lib/csv/csv_rows.ts` turns the records into each job's rows.
+ * for the log, never an exception; `lib/csv/rows.ts` turns the records into each job's rows.
  *
  * @module
  */

@@ -1,16 +1,16 @@
 /**
- * One tab's `--wait-until=ready` (`page_ready.ts`): the requests of its documents followed from the first wait on
+ * One tab's `--wait-until=ready` (`ready/readiness_wait.ts`): the requests of its documents followed from the first wait on
  * (its own session's and every out-of-process frame's, a frame attached later included), and the wait itself,
  * ended with the tab.
  *
  * @module
  */
-import type { CdpConnection } from "./cdp_connection.ts";
-import type { TabDocument, WorldRunner } from "./isolated_world.ts";
-import { pageReady } from "./page_ready.ts";
-import type { PageGuard } from "./page_guard.ts";
-import { RequestTracker } from "./request_tracker.ts";
-import type { TabSession } from "./tab_session.ts";
+import type { CdpConnection } from "../cdp/connection.ts";
+import type { TabDocument, WorldRunner } from "../in_page/isolated_world.ts";
+import { pageReady } from "../ready/readiness_wait.ts";
+import type { PageGuard } from "../guard/page_guard.ts";
+import { RequestTracker } from "../ready/request_tracker.ts";
+import type { TabSession } from "./session.ts";
 
 /** How a session's requests are followed, and how to stop: a page guard's `enable` result. */
 type Followed = ReturnType<PageGuard["enable"]>;

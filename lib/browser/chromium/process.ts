@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { chromiumFlags } from "./chromium_flags.ts";
-import { BrowserLaunchError } from "../errors.ts";
-import { untilAborted, withDeadline } from "./deadline.ts";
+import { chromiumFlags } from "./flags.ts";
+import { BrowserLaunchError } from "../../errors.ts";
+import { untilAborted, withDeadline } from "../../deadline.ts";
 import {
   createRunFolder,
   parentFolder,

@@ -1,11 +1,12 @@
 /**
  * What a hostile page could do outside its own tab, refused browser-wide: open windows, download files,
- * get permissions. The tab's own requests are the page guard's (`lib/browser/page_guard.ts`).
+ * get permissions. The tab's own requests are the page guard's (`lib/browser/guard/page_guard.ts`).
  *
  * @module
  */
-import type { CdpConnection } from "./cdp_connection.ts";
-import type { Tab } from "./tab.ts";
+import type { CdpConnection } from "../cdp/connection.ts";
+import type { Tab } from "../tab/tab.ts";
+import { SMALL_CALL_MS } from "../../timings.ts";
 
 /** The job's tabs as the lockdown sees them: a tab that dies is replaced by a new one. */
 export interface JobTabs {
@@ -16,9 +17,6 @@ export interface JobTabs {
   /** Settles once no job tab is being opened. */
   settled(): Promise<unknown>;
 }
-
-/** Deadline of the lockdown calls at start. */
-const LOCKDOWN_CALL_MS = 10_000;
 
 /**
  * Locks the browser down for the job's tabs, before they load anything:
@@ -45,7 +43,7 @@ export async function lockDownBrowser(
     const opener = targetInfo.openerId === undefined ? undefined : tabs.tabOf(targetInfo.openerId);
     if (!ownsBrowser && opener === undefined) return;
     (opener ?? first()).refused(targetInfo.url || "a new window");
-    connection.send("Target.closeTarget", { targetId: targetInfo.targetId }, LOCKDOWN_CALL_MS).catch(
+    connection.send("Target.closeTarget", { targetId: targetInfo.targetId }, SMALL_CALL_MS).catch(
       () => {},
     );
   });
@@ -59,14 +57,14 @@ export async function lockDownBrowser(
     connection.send(
       "Target.setDiscoverTargets",
       { discover: true, filter: [{ type: "page" }] },
-      LOCKDOWN_CALL_MS,
+      SMALL_CALL_MS,
     ),
     connection.send(
       "Browser.setDownloadBehavior",
       { behavior: "deny", eventsEnabled: true },
-      LOCKDOWN_CALL_MS,
+      SMALL_CALL_MS,
     ),
     // Granting an empty list denies every other permission, for every origin.
-    connection.send("Browser.grantPermissions", { permissions: [] }, LOCKDOWN_CALL_MS),
+    connection.send("Browser.grantPermissions", { permissions: [] }, SMALL_CALL_MS),
   ]);
 }

@@ -2,7 +2,7 @@
  * Running a function in a document's isolated world (`Page.createIsolatedWorld`): a world that shares the
  * page's DOM and none of its JavaScript, so a page that replaces `Promise`, `setTimeout`, `document.fonts`,
  * `MutationObserver` or `IntersectionObserver` changes nothing for the function. The waits before a print run
- * there (`fonts_ready.ts`, `page_ready.ts`).
+ * there (`ready/font_wait.ts`, `ready/readiness_wait.ts`).
  *
  * A tab's worlds are asked for as soon as each document commits ({@linkcode IsolatedWorlds.committed}), while
  * the document still loads, so that the wait before a print costs one call per document instead of two (the
@@ -10,13 +10,11 @@
  *
  * @module
  */
-import type { CdpConnection } from "./cdp_connection.ts";
+import type { CdpConnection } from "../cdp/connection.ts";
+import { SMALL_CALL_MS } from "../../timings.ts";
 
 /** The isolated world's name; Chromium keeps one world per name and document. */
 const WORLD_NAME = "capture-jobs";
-
-/** Deadline of the call asking for a world ahead of its use (no use waits for it: one takes a world made). */
-const AHEAD_MS = 10_000;
 
 /** One document of a tab: its frame, the session that reaches it, and how a message names it. */
 export interface TabDocument {
@@ -48,7 +46,7 @@ export class IsolatedWorlds {
   committed(frameId: string, sessionId: string): void {
     const world: { sessionId: string; contextId?: number } = { sessionId };
     this.#worlds.set(frameId, world);
-    this.#make(frameId, sessionId, AHEAD_MS, "Preparing the page's isolated world")
+    this.#make(frameId, sessionId, SMALL_CALL_MS, "Preparing the page's isolated world")
       .then((contextId) => world.contextId = contextId, () => {
         if (this.#worlds.get(frameId) === world) this.#worlds.delete(frameId);
       });

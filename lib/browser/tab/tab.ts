@@ -1,30 +1,27 @@
 /**
  * One browser tab, driven over a flat CDP session: navigate, wait for a selector, evaluate a function
  * with data arguments, print to PDF. Every call has a deadline; JavaScript dialogs are dismissed so they
- * cannot freeze the page; a renderer crash fails only this tab's calls (`tab_session.ts`). Its child frames
+ * cannot freeze the page; a renderer crash fails only this tab's calls (`tab/session.ts`). Its child frames
  * are followed by the frame tracker (`frame_tracker.ts`); a frame element is offered as a `frame_element.ts`.
  *
  * @module
  */
-import type { CdpConnection, CdpReturn, SessionSend } from "./cdp_connection.ts";
-import type { PrintParams } from "./print_options.ts";
-import { CdpTimeoutError, NavigationError, PageScriptError } from "../errors.ts";
-import { TabSession } from "./tab_session.ts";
-import { readStream } from "./io_stream.ts";
-import { DocumentLoad, type DocumentLoadEnd } from "./document_load.ts";
+import type { CdpConnection, CdpReturn, SessionSend } from "../cdp/connection.ts";
+import { CdpTimeoutError, NavigationError, PageScriptError } from "../../errors.ts";
+import { TabSession } from "./session.ts";
+import { readStream } from "../cdp/io_stream.ts";
+import { DocumentLoad, type DocumentLoadEnd } from "./load_wait.ts";
 import { FrameTracker } from "./frame_tracker.ts";
 import { type FrameElement, frameOwner } from "./frame_element.ts";
-import { fontsReady } from "./fonts_ready.ts";
-import * as inPage from "./page_function.ts";
-import { PageGuard, type Refusals } from "./page_guard.ts";
-import { TabReadiness } from "./tab_readiness.ts";
-import { IsolatedWorlds, type TabDocument } from "./isolated_world.ts";
-import type { UrlPolicy } from "./url_policy.ts";
+import { fontsReady } from "../ready/font_wait.ts";
+import * as inPage from "../in_page/page_function.ts";
+import { PageGuard, type Refusals } from "../guard/page_guard.ts";
+import { TabReadiness } from "./readiness.ts";
+import { IsolatedWorlds, type TabDocument } from "../in_page/isolated_world.ts";
+import type { UrlPolicy } from "../guard/url_policy.ts";
+import { SMALL_CALL_MS } from "../../timings.ts";
 
-export type { PageFunction } from "./page_function.ts";
-
-/** Deadline of the small bookkeeping calls (enable a domain, close the tab). */
-const QUICK_CALL_MS = 10_000;
+export type { PageFunction } from "../in_page/page_function.ts";
 
 /** How a tab is opened. */
 export interface TabOptions {
@@ -36,6 +33,28 @@ export interface TabOptions {
   existingTarget?: string;
   /** Deadline of each call setting the tab up (10 s); a start gives its own (a loaded host took > 10 s). */
   setupMs?: number;
+}
+
+/** The `Page.printToPDF` parameters the jobs set (sizes and margins in inches). */
+export interface PrintParams {
+  /** Paper width. */
+  paperWidth: number;
+  /** Paper height. */
+  paperHeight: number;
+  /** Print background colours and images. */
+  printBackground: boolean;
+  /** Tagged (accessible) PDF: several times larger and slower to print. */
+  generateTaggedPDF: boolean;
+  /** Let the page's CSS `@page` size win over the paper size. */
+  preferCSSPageSize?: boolean;
+  /** Top margin. */
+  marginTop?: number;
+  /** Bottom margin. */
+  marginBottom?: number;
+  /** Left margin. */
+  marginLeft?: number;
+  /** Right margin. */
+  marginRight?: number;
 }
 
 /** A page-level tab. Create it with {@linkcode Tab.open}. */
@@ -70,7 +89,7 @@ export class Tab {
 
   /** Opens a new blank tab in the connected browser (or adopts the first one) and attaches to it. */
   static async open(connection: CdpConnection, options: TabOptions): Promise<Tab> {
-    const setupMs = options.setupMs ?? QUICK_CALL_MS;
+    const setupMs = options.setupMs ?? SMALL_CALL_MS;
     const { session, targetId } = await TabSession.attach(connection, options.existingTarget, setupMs);
     const sessionId = session.id;
     const tab = new Tab(connection, targetId, session, options.policy);
@@ -121,7 +140,7 @@ export class Tab {
   }
 
   /**
-   * Loads `url` in the tab and waits for the `load` event of its document (`document_load.ts`), the whole
+   * Loads `url` in the tab and waits for the `load` event of its document (`tab/load_wait.ts`), the whole
    * load (the server's answer and the page's loading) within `timeoutMs`. Only this navigation may replace
    * the tab's document: the page's own attempts to leave are refused from its first request on, and when
    * the page being replaced had begun a navigation that commits after the job's document, the job's page is
@@ -202,7 +221,7 @@ export class Tab {
     return this.evaluate(
       inPage.waitForSelectorInPage,
       [selector, timeoutMs],
-      timeoutMs + QUICK_CALL_MS,
+      timeoutMs + SMALL_CALL_MS,
       `Waiting for ${selector}`,
     );
   }
@@ -210,7 +229,7 @@ export class Tab {
   /** Replaces the document of the tab with `html` (for a browser that cannot read the job's files). */
   async setContent(html: string, timeoutMs: number): Promise<boolean> {
     this.#session.doing("loading the report");
-    const { frameTree } = await this.#send("Page.getFrameTree", {}, QUICK_CALL_MS);
+    const { frameTree } = await this.#send("Page.getFrameTree", {}, SMALL_CALL_MS);
     const load = this.#connection.waitFor("Page.loadEventFired", timeoutMs, this.#session.id);
     await this.#send("Page.setDocumentContent", { frameId: frameTree.frame.id, html }, timeoutMs);
     this.#guard.contentSet(frameTree.frame);
@@ -281,12 +300,12 @@ export class Tab {
     return [page, ...frames];
   }
 
-  /** Follows the requests of the tab's documents from now on, for {@linkcode Tab.ready} (`tab_readiness.ts`). */
+  /** Follows the requests of the tab's documents from now on, for {@linkcode Tab.ready} (`tab/readiness.ts`). */
   trackRequests(): Promise<void> {
     return this.#readiness.track();
   }
 
-  /** Waits ≤ `timeoutMs` until page and frames are ready to print (`page_ready.ts`); returns what kept them busy. */
+  /** Waits ≤ `timeoutMs` until page and frames are ready to print (`ready/readiness_wait.ts`); returns what kept them busy. */
   ready(timeoutMs: number): Promise<string[]> {
     return this.#readiness.ready(timeoutMs);
   }
@@ -299,7 +318,7 @@ export class Tab {
         this.evaluate(
           inPage.setFrameSource,
           [selector, url],
-          QUICK_CALL_MS,
+          SMALL_CALL_MS,
           "Pointing the frame at a new address",
         ),
       frames: this.#frames,
@@ -310,7 +329,7 @@ export class Tab {
   /** Closes the tab and stops following it. */
   async close(): Promise<void> {
     this.#session.close();
-    await this.#connection.send("Target.closeTarget", { targetId: this.#targetId }, QUICK_CALL_MS)
+    await this.#connection.send("Target.closeTarget", { targetId: this.#targetId }, SMALL_CALL_MS)
       .catch(() => {});
   }
 }

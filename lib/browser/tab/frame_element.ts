@@ -4,12 +4,10 @@
  *
  * @module
  */
-import type { SessionSend } from "./cdp_connection.ts";
+import type { SessionSend } from "../cdp/connection.ts";
 import type { ChildFrame } from "./frame_tracker.ts";
-import { callExpression, findElement } from "./page_function.ts";
-
-/** Deadline of the small calls that find the frame element. */
-const QUICK_CALL_MS = 10_000;
+import { callExpression, findElement } from "../in_page/page_function.ts";
+import { SMALL_CALL_MS } from "../../timings.ts";
 
 /** One frame element of a tab (from `Tab.frameElement`), and the tab's frames to follow it by. */
 export interface FrameElement {
@@ -40,17 +38,17 @@ export async function frameOwner(
       expression: callExpression(findElement, [selector]),
       objectGroup,
     },
-    QUICK_CALL_MS,
+    SMALL_CALL_MS,
     "Finding the frame",
   );
   const objectId = found.result.objectId;
   try {
     if (found.exceptionDetails || objectId === undefined) return undefined;
-    const { node } = await send("DOM.describeNode", { objectId }, QUICK_CALL_MS);
+    const { node } = await send("DOM.describeNode", { objectId }, SMALL_CALL_MS);
     return typeof node.frameId === "string" ? { frameId: node.frameId } : undefined;
   } finally {
     if (objectId !== undefined) {
-      send("Runtime.releaseObjectGroup", { objectGroup }, QUICK_CALL_MS).catch(() => {});
+      send("Runtime.releaseObjectGroup", { objectGroup }, SMALL_CALL_MS).catch(() => {});
     }
   }
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { CdpTimeoutError } from "../errors.ts";
+import { CdpTimeoutError } from "./errors.ts";
 
 /**
  * Resolves or rejects like `promise`, or rejects once `ms` milliseconds have passed with the error that

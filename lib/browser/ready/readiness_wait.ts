@@ -7,7 +7,7 @@
  * - every document has loaded; it was scrolled through once, top to bottom and back, so that `loading=lazy`
  *   images and images a script loads only when they come into view are asked for; its images are loaded or
  *   have failed; its DOM content (nodes and text) has not changed for {@linkcode DOM_QUIET_MS};
- * - its web fonts are loaded (`fonts_ready.ts`);
+ * - its web fonts are loaded (`ready/font_wait.ts`);
  * - and no request started meanwhile; otherwise it all starts again.
  *
  * The document checks run in an isolated world (`isolated_world.ts`), the request count comes from the
@@ -16,12 +16,12 @@
  *
  * @module
  */
-import { ANSWER_MS, fontsReady } from "./fonts_ready.ts";
-import { isProtocolError, type TabDocument, type WorldRunner } from "./isolated_world.ts";
-import { callExpression } from "./page_function.ts";
+import { ANSWER_MS, fontsReady } from "./font_wait.ts";
+import { isProtocolError, type TabDocument, type WorldRunner } from "../in_page/isolated_world.ts";
+import { callExpression } from "../in_page/page_function.ts";
 import type { NetworkState } from "./request_tracker.ts";
-import { CdpTimeoutError } from "../errors.ts";
-import { sleep } from "../timings.ts";
+import { CdpTimeoutError } from "../../errors.ts";
+import { sleep } from "../../timings.ts";
 
 /**
  * How long no request may have been in flight. Measured on this project's 2-core host at a load average of
@@ -46,7 +46,7 @@ const MAX_SCROLL_STEPS = 40;
 
 /**
  * How long a scrolled document may take to draw its next frame before the scroll is given up. A visible page
- * draws one every 16 ms or so; a hidden one never does (`tab_session.ts` keeps the job's tabs visible).
+ * draws one every 16 ms or so; a hidden one never does (`tab/session.ts` keeps the job's tabs visible).
  */
 export const FRAME_MS = 1_000;
 
@@ -68,9 +68,7 @@ export interface ReadySources {
 export async function documentSettledInPage(
   timeoutMs: number,
   quietMs: number,
-  scroll: boolean,
-  maxSteps: number,
-  frameMs: number,
+  { scroll, maxSteps, frameMs }: { scroll: boolean; maxSteps: number; frameMs: number },
 ): Promise<string[]> {
   const start = performance.now();
   const left = () => Math.max(0, timeoutMs - (performance.now() - start));
@@ -211,7 +209,11 @@ async function documentBusy(
   try {
     const busy = await worlds.evaluate(
       document,
-      callExpression(documentSettledInPage, [timeoutMs, DOM_QUIET_MS, scroll, MAX_SCROLL_STEPS, FRAME_MS]),
+      callExpression(documentSettledInPage, [timeoutMs, DOM_QUIET_MS, {
+        scroll,
+        maxSteps: MAX_SCROLL_STEPS,
+        frameMs: FRAME_MS,
+      }]),
       timeoutMs + ANSWER_MS,
       "Waiting for the page to be ready",
     ) as string[];

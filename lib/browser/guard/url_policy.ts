@@ -1,7 +1,7 @@
 /**
  * Which URLs the browser may request, like Gotenberg's allow and deny lists: the operator's `--allow-url`
  * and `--deny-url` expressions on top of a default that refuses every local file. The one local file a tab
- * may load, the row's own report, is admitted by the tab itself (see `lib/browser/page_guard.ts`), never here.
+ * may load, the row's own report, is admitted by the tab itself (see `lib/browser/guard/page_guard.ts`), never here.
  *
  * @module
  */

@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { CdpConnection } from "./cdp_connection.ts";
-import { formatDuration, formatSeconds } from "./deadline.ts";
-import { BrowserLaunchError, ConnectionError, StopRequestedError } from "../errors.ts";
-import { redactSecrets } from "../redact.ts";
-import { STOP_FILE_POLL_MS } from "../timings.ts";
+import { CdpConnection } from "../cdp/connection.ts";
+import { formatDuration, formatSeconds } from "../../deadline.ts";
+import { BrowserLaunchError, ConnectionError, StopRequestedError } from "../../errors.ts";
+import { redactSecrets } from "../../redact.ts";
+import { STOP_FILE_POLL_MS } from "../../timings.ts";
 
 /** How the job waits in a browser pool's queue. */
 export interface PoolQueue {

@@ -14,10 +14,10 @@
  *
  * @module
  */
-import { formatSeconds } from "./deadline.ts";
-import { callExpression } from "./page_function.ts";
-import { CdpTimeoutError } from "../errors.ts";
-import { isProtocolError, type TabDocument, type WorldRunner } from "./isolated_world.ts";
+import { formatSeconds } from "../../deadline.ts";
+import { callExpression } from "../in_page/page_function.ts";
+import { CdpTimeoutError } from "../../errors.ts";
+import { isProtocolError, type TabDocument, type WorldRunner } from "../in_page/isolated_world.ts";
 
 /**
  * What the calls get beyond the wait, for their answers to arrive. The page's own timer ends the wait on time

@@ -5,17 +5,17 @@
  */
 import { join } from "node:path";
 import type { Logger } from "@logtape/logtape";
-import { BrowserSupervisor, type TabUse } from "./supervisor.ts";
-import { findChromium } from "./chromium_path.ts";
+import { BrowserSupervisor, type TabUse } from "../browser/supervisor.ts";
+import { findChromium } from "../browser/chromium/path.ts";
 import { errorText, StopRequestedError } from "../errors.ts";
 import { stopFileName } from "../file_names.ts";
 import type { CommonConfig } from "../config/job_config.ts";
-import { EXIT_STOPPED } from "../run/job_runner.ts";
-import { stopFilePresent } from "../run/row_loop.ts";
-import type { Tab } from "./tab.ts";
+import { EXIT_STOPPED } from "./job_runner.ts";
+import { stopFilePresent } from "./row_loop.ts";
+import type { Tab } from "../browser/tab/tab.ts";
 import { BROWSER_START_TIMEOUT_MS, POOL_QUEUE_NOTICE_MS, POOL_QUEUE_TIMEOUT_MS } from "../timings.ts";
-import { browserEndpoint, sessionLimitNote } from "./pool_url.ts";
-import { UrlPolicy } from "./url_policy.ts";
+import { browserEndpoint, sessionLimitNote } from "../browser/pool/url.ts";
+import { UrlPolicy } from "../browser/guard/url_policy.ts";
 
 /**
  * A supervisor for the run's browser: the configured executable (found lazily, so `--browser-url` needs

@@ -6,10 +6,10 @@
  */
 import CDP from "chrome-remote-interface";
 import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.d.ts";
-import { untilAborted, withDeadline } from "./deadline.ts";
-import { BrowserGoneError, BrowserLaunchError, CdpTimeoutError, errorText } from "../errors.ts";
+import { untilAborted, withDeadline } from "../../deadline.ts";
+import { BrowserGoneError, BrowserLaunchError, CdpTimeoutError, errorText } from "../../errors.ts";
 import { Lifeline } from "./lifeline.ts";
-import { redactSecrets } from "../redact.ts";
+import { redactSecrets } from "../../redact.ts";
 
 /** How long closing the connection waits for the other end to confirm. */
 const CLOSE_HANDSHAKE_MS = 1_000;

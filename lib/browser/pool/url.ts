@@ -8,9 +8,9 @@
  *
  * @module
  */
-import { redactSecrets } from "../redact.ts";
-import { POOL_SESSION_TIMEOUT_MS } from "../timings.ts";
-import { formatDuration } from "./deadline.ts";
+import { redactSecrets } from "../../redact.ts";
+import { POOL_SESSION_TIMEOUT_MS } from "../../timings.ts";
+import { formatDuration } from "../../deadline.ts";
 
 /** The `--browser-url` as the job connects to it. */
 export interface BrowserEndpoint {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { BrowserLaunchError } from "../errors.ts";
+import { BrowserLaunchError } from "../../errors.ts";
 
 /**
  * Where Chrome or Chromium usually lives, best first. Debian's `/usr/bin/chromium` is a shell wrapper

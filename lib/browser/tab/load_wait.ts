@@ -16,8 +16,8 @@
  *
  * @module
  */
-import type { CdpConnection } from "./cdp_connection.ts";
-import { withDeadline } from "./deadline.ts";
+import type { CdpConnection } from "../cdp/connection.ts";
+import { withDeadline } from "../../deadline.ts";
 
 /** How the wait for a navigation's document ended. */
 export type DocumentLoadEnd =

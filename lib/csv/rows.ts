@@ -12,12 +12,12 @@
  * name occurs twice, the first column wins.
  *
  * This module holds the row types and the header rules of each job; reading the file, decoding it and
- * the CSV syntax are `lib/csv/csv_records.ts`'s.
+ * the CSV syntax are `lib/csv/records.ts`'s.
  *
  * @module
  */
 
-import { oneLine, parseRecords, readCsvText } from "./csv_records.ts";
+import { oneLine, parseRecords, readCsvText } from "./records.ts";
 
 /** One kept Job A row: both values trimmed and non-empty. */
 export interface ShipmentRow {

@@ -5,12 +5,10 @@
  *
  * @module
  */
-import type { CdpConnection, CdpEvent, CdpEventParams, SessionSend } from "./cdp_connection.ts";
-import { BrowserGoneError, CdpTimeoutError, errorText, TabGoneError } from "../errors.ts";
-import { Lifeline } from "./lifeline.ts";
-
-/** Deadline of attaching to a tab and of answering its dialogs. */
-const TAB_CALL_MS = 10_000;
+import type { CdpConnection, CdpEvent, CdpEventParams, SessionSend } from "../cdp/connection.ts";
+import { BrowserGoneError, CdpTimeoutError, errorText, TabGoneError } from "../../errors.ts";
+import { Lifeline } from "../cdp/lifeline.ts";
+import { SMALL_CALL_MS } from "../../timings.ts";
 
 /** One tab's flat session on a browser connection. */
 export class TabSession {
@@ -49,7 +47,7 @@ export class TabSession {
   static async attach(
     connection: CdpConnection,
     existingTarget?: string,
-    timeoutMs = TAB_CALL_MS,
+    timeoutMs = SMALL_CALL_MS,
   ): Promise<{ session: TabSession; targetId: string }> {
     const targetId = existingTarget ??
       (await connection.send("Target.createTarget", { url: "about:blank", newWindow: true }, timeoutMs))
@@ -65,7 +63,7 @@ export class TabSession {
   dismissDialogs(onDialog: (message: string) => void): void {
     this.on("Page.javascriptDialogOpening", (params) => {
       onDialog(`${params.type} dialog dismissed: ${String(params.message).slice(0, 200)}`);
-      this.send("Page.handleJavaScriptDialog", { accept: params.type === "beforeunload" }, TAB_CALL_MS)
+      this.send("Page.handleJavaScriptDialog", { accept: params.type === "beforeunload" }, SMALL_CALL_MS)
         .catch(() => {});
     });
   }
@@ -81,7 +79,7 @@ export class TabSession {
    */
   async stopLoadingAfter(timeout: CdpTimeoutError): Promise<void> {
     try {
-      await this.send("Page.stopLoading", {}, TAB_CALL_MS);
+      await this.send("Page.stopLoading", {}, SMALL_CALL_MS);
     } catch (error) {
       if (error instanceof BrowserGoneError) throw error;
       throw new CdpTimeoutError(`${timeout.message}, and the load could not be stopped: ${errorText(error)}`);

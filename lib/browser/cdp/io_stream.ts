@@ -4,13 +4,11 @@
  *
  * @module
  */
-import type { SessionSend } from "./cdp_connection.ts";
+import type { SessionSend } from "./connection.ts";
+import { SMALL_CALL_MS } from "../../timings.ts";
 
 /** Chunk size for reading a stream back. */
 const CHUNK_BYTES = 1 << 20;
-
-/** Deadline of closing the stream. */
-const CLOSE_MS = 10_000;
 
 /**
  * Hands the stream `handle`'s bytes to `write` chunk by chunk until its end, each read within `timeoutMs`;
@@ -33,6 +31,6 @@ export async function readStream(
       if (piece.eof) break;
     }
   } finally {
-    await send("IO.close", { handle }, CLOSE_MS).catch(() => {});
+    await send("IO.close", { handle }, SMALL_CALL_MS).catch(() => {});
   }
 }

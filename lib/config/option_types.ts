@@ -16,8 +16,8 @@ interface OptionBase {
   short?: string;
   /** The environment variable a flag wins over; none for options that only make sense per run. */
   variable?: string;
-  /** Job A, Job B or both: the other job's parser rejects the flag and never reads the variable. */
-  jobs: "A" | "B" | "both";
+  /** Job A (`shipment`), Job B (`port`) or both: the other job's parser rejects the flag and never reads the variable. */
+  jobs: JobKind | "both";
   /** The `--help` line's text, or one per job when the option means something else in each. */
   help: string | Readonly<Record<JobKind, string>>;
   /** The "meaning" column of README's configuration table. */

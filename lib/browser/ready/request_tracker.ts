@@ -1,6 +1,6 @@
 /**
  * The requests of a tab's documents in flight, from the browser's `Network.*` events on the tab's session and
- * on each out-of-process frame's: what the readiness wait (`page_ready.ts`) asks "has the network been quiet
+ * on each out-of-process frame's: what the readiness wait (`ready/readiness_wait.ts`) asks "has the network been quiet
  * for a while?". The events come from the browser, so a page that replaces `fetch` or `XMLHttpRequest`
  * cannot hide a request or fake the end of one.
  *
@@ -10,7 +10,8 @@
  *
  * @module
  */
-import type { CdpConnection } from "./cdp_connection.ts";
+import type { CdpConnection } from "../cdp/connection.ts";
+import { SMALL_CALL_MS } from "../../timings.ts";
 
 /**
  * After this long in flight a request is taken for a long poll or a stream and no longer holds the page's
@@ -22,9 +23,6 @@ export const LONG_REQUEST_MS = 1_000;
 
 /** An entry left without its end (a session gone, a request served from the memory cache) is forgotten then. */
 const FORGET_MS = 10 * 60_000;
-
-/** Deadline of switching on a session's network events. */
-const ENABLE_MS = 10_000;
 
 /** Resource types that stay open by design: never counted. */
 const LONG_LIVED_TYPES = new Set(["EventSource", "WebSocket"]);
@@ -106,7 +104,7 @@ export class RequestTracker {
     const enabled = connection.send(
       "Network.enable",
       { maxTotalBufferSize: 0, maxResourceBufferSize: 0, maxPostDataSize: 0 },
-      ENABLE_MS,
+      SMALL_CALL_MS,
       sessionId,
     );
     return { off: () => offs.forEach((off) => off()), enabled };
