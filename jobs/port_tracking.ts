@@ -24,7 +24,7 @@ import {
   tempHtmlFileName,
 } from "../lib/file_names.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { pageWaits } from "../lib/run/row_waits.ts";
+import { rowWaits } from "../lib/run/row_waits.ts";
 import { PortReportClient } from "../lib/port/report_client.ts";
 import { portPrintParams } from "../lib/port/print_params.ts";
 import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
@@ -91,7 +91,7 @@ export async function runPortTracking(
     rowDone: log.rowDone,
     process: (row, index, logger) =>
       browsers.withTab(rowTabUse(logger, index), async (tab) => {
-        const waits = await pageWaits(tab, config.timings, signal, (message) =>
+        const waits = await rowWaits(tab, config.timings, signal, (message) =>
           logger.warn(`Row ${index}: ${message}`));
         const page = await report.fetch(row.containerNumber, signal);
         if (page.html.length < MIN_REPORT_LENGTH) {

@@ -16,7 +16,7 @@ import { parseShipmentCommand, type ShipmentConfig } from "../lib/config/job_con
 import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { pageWaits } from "../lib/run/row_waits.ts";
+import { rowWaits } from "../lib/run/row_waits.ts";
 import { acceptCookieConsent } from "../lib/shipment/consent.ts";
 import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
 import { shipmentPrintParams } from "../lib/shipment/print_params.ts";
@@ -107,7 +107,7 @@ export async function runShipmentTracking(
     process: (row, index, logger) =>
       browsers.withTab(rowTabUse(logger, index), async (tab) => {
         const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
-        const waits = await pageWaits(tab, timings, signal, warn);
+        const waits = await rowWaits(tab, timings, signal, warn);
         const loaded = await tab.navigate(
           `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
           timings.httpTimeoutMs,

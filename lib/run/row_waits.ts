@@ -25,7 +25,7 @@ const AFTER: Readonly<Record<Exclude<PauseName, "betweenRows">, string>> = {
 export type PagePause = keyof typeof AFTER;
 
 /** The waits of one row in one tab. */
-export interface PageWaits {
+export interface RowWaits {
   /** The pause `name`: the spec's fixed pause, or a readiness wait. */
   pause(name: PagePause): Promise<void>;
   /**
@@ -42,12 +42,12 @@ export interface PageWaits {
  * warning without the row's name. Under `ready` the tab tracks its requests from now on: call this before the
  * row's first navigation.
  */
-export async function pageWaits(
+export async function rowWaits(
   tab: Pick<Tab, "fontsReady" | "ready" | "trackRequests">,
   timings: Timings,
   signal: AbortSignal,
   warn: (message: string) => void,
-): Promise<PageWaits> {
+): Promise<RowWaits> {
   if (timings.waitUntil === "pauses") {
     return {
       pause: (name) => pause(timings, name, signal),

@@ -141,7 +141,7 @@ export async function documentSettledInPage(
  *
  * @throws {BrowserGoneError} when the browser is gone; the stop's reason when the run is stopped.
  */
-export async function pageReady(
+export async function readinessWait(
   sources: ReadySources,
   timeoutMs: number,
   signal: AbortSignal,

@@ -20,7 +20,7 @@ import type { CdpConnection } from "../cdp/connection.ts";
 import { withDeadline } from "../../deadline.ts";
 
 /** How the wait for a navigation's document ended. */
-export type DocumentLoadEnd =
+export type LoadWaitEnd =
   /** Its document fired `load`, or one its own page navigated to did. */
   | "loaded"
   /** Its document committed and was replaced before its `load` by a navigation begun before that commit. */
@@ -30,11 +30,11 @@ export type DocumentLoadEnd =
 export type FrameEvent = { kind: "start" | "commit"; loaderId: string } | { kind: "load" };
 
 /** Follows the top frame of one tab from before a navigation is sent until its document has loaded. */
-export class DocumentLoad {
+export class LoadWait {
   readonly #events: FrameEvent[] = [];
   #loaderId: string | undefined;
-  readonly #ended = Promise.withResolvers<DocumentLoadEnd>();
-  readonly #promise: Promise<DocumentLoadEnd>;
+  readonly #ended = Promise.withResolvers<LoadWaitEnd>();
+  readonly #promise: Promise<LoadWaitEnd>;
   readonly #offs: (() => void)[];
 
   /**
@@ -68,7 +68,7 @@ export class DocumentLoad {
    * `CdpTimeoutError` past the deadline. Without a loader id (a navigation within the document, which
    * `Page.navigate` answers without one) there is no new document and nothing to wait for.
    */
-  of(loaderId: string | undefined): Promise<DocumentLoadEnd> {
+  of(loaderId: string | undefined): Promise<LoadWaitEnd> {
     if (loaderId === undefined) this.cancel();
     this.#loaderId = loaderId;
     this.#settle();
@@ -87,16 +87,16 @@ export class DocumentLoad {
   }
 
   #settle(): void {
-    const end = this.#loaderId === undefined ? undefined : documentLoadEnd(this.#events, this.#loaderId);
+    const end = this.#loaderId === undefined ? undefined : loadWaitEnd(this.#events, this.#loaderId);
     if (end !== undefined) this.#ended.resolve(end);
   }
 }
 
 /** How the top frame's `events` end the wait for the document of `loaderId`; undefined: not yet. */
-export function documentLoadEnd(
+export function loadWaitEnd(
   events: readonly FrameEvent[],
   loaderId: string,
-): DocumentLoadEnd | undefined {
+): LoadWaitEnd | undefined {
   const committed = events.findIndex((event) => event.kind === "commit" && event.loaderId === loaderId);
   if (committed < 0) return undefined;
   for (const event of events.slice(committed + 1)) {

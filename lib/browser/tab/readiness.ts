@@ -7,7 +7,7 @@
  */
 import type { CdpConnection } from "../cdp/connection.ts";
 import type { TabDocument, WorldRunner } from "../in_page/isolated_world.ts";
-import { pageReady } from "../ready/readiness_wait.ts";
+import { readinessWait } from "../ready/readiness_wait.ts";
 import type { PageGuard } from "../guard/page_guard.ts";
 import { RequestTracker } from "../ready/request_tracker.ts";
 import type { TabSession } from "./session.ts";
@@ -69,7 +69,7 @@ export class TabReadiness {
     // Ends the wait's own timers when the tab, the browser or the run ends the wait first.
     const timers = new AbortController();
     try {
-      return await this.#session.untilGone(pageReady(
+      return await this.#session.untilGone(readinessWait(
         { worlds: this.#worlds, documents: this.#documents, network: this.#requests },
         timeoutMs,
         timers.signal,

@@ -10,7 +10,7 @@ import type { CdpConnection, CdpReturn, SessionSend } from "../cdp/connection.ts
 import { CdpTimeoutError, NavigationError, PageScriptError } from "../../errors.ts";
 import { TabSession } from "./session.ts";
 import { readStream } from "../cdp/io_stream.ts";
-import { DocumentLoad, type DocumentLoadEnd } from "./load_wait.ts";
+import { LoadWait, type LoadWaitEnd } from "./load_wait.ts";
 import { FrameTracker } from "./frame_tracker.ts";
 import { type FrameElement, frameOwner } from "./frame_element.ts";
 import { fontsReady } from "../ready/font_wait.ts";
@@ -160,11 +160,11 @@ export class Tab {
     return await this.#navigateOnce(url, Math.max(0, timeoutMs - (performance.now() - started))) === "loaded";
   }
 
-  async #navigateOnce(url: string, timeoutMs: number): Promise<DocumentLoadEnd | "stopped"> {
+  async #navigateOnce(url: string, timeoutMs: number): Promise<LoadWaitEnd | "stopped"> {
     // Listen before navigating (a fast file:// load can fire before Page.navigate returns); this one
     // deadline runs for the whole load.
     this.#session.doing(`loading ${url}`);
-    const load = new DocumentLoad(this.#connection, this.#session.id, timeoutMs);
+    const load = new LoadWait(this.#connection, this.#session.id, timeoutMs);
     let result: CdpReturn<"Page.navigate">;
     try {
       result = await this.#guard.navigating(
