@@ -1,7 +1,7 @@
 /**
  * Every option of both jobs, declared once: flag, variable, default, help line, README line, which job,
  * kind and validation. The parser (`job_config.ts`) and `--help` (`usage.ts`) are built from this table;
- * `tests/options_test.ts` checks deno.json's `job` permission set and README's configuration table against
+ * `tests/config/options_test.ts` checks deno.json's `job` permission set and README's configuration table against
  * it, so neither can drift.
  *
  * @module

@@ -1,4 +1,4 @@
-// Run by tests/cdp_connection_memory_test.ts under `--v8-flags=--expose-gc`, through the job's real browser
+// Run by tests/browser/cdp/connection_memory_test.ts under `--v8-flags=--expose-gc`, through the job's real browser
 // layer: prints, as JSON, how many bytes of heap CALLS calls left behind after a full GC.
 // - `answered` (the default): evaluate calls whose results are ~30 KB each. A connection that keeps its calls'
 //   results grows by ~30 KB per call; one that lets them go keeps next to nothing.
@@ -7,18 +7,14 @@
 import { Browser } from "../../lib/browser/browser.ts";
 import { CdpTimeoutError } from "../../lib/errors.ts";
 import { heapAfterGc } from "./heap.ts";
+import { browserOptions } from "./browser_fixture.ts";
 
 const CALLS = Number(Deno.args[0] ?? "400");
 const MODE = Deno.args[1] ?? "answered";
 const bigResult = (n: number) => "x".repeat(n);
 const never = () => new Promise<never>(() => {});
 
-await using browser = await Browser.start({
-  executable: () => "/usr/lib/chromium/chromium",
-  headless: true,
-  startTimeoutMs: 20_000,
-  onDialog: () => {},
-});
+await using browser = await Browser.start(browserOptions());
 const call = MODE === "unanswered"
   ? async (label: string) => {
     const error = await browser.tab.evaluate(never, [], 20, label).catch((error) => error);

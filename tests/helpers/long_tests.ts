@@ -5,8 +5,26 @@
  * `deno task test`, one file at a time, with `CAPTURE_LONG_TESTS=1`. In `deno task test` they show as ignored,
  * so the suite stays near its ~5 minutes and its own timing-sensitive tests do not share the host with them.
  *
+ * Run as a script, this module prints `LONG_TEST_RUNS` for `.ci/run`, one `<file> <runs>` line each.
+ *
  * @module
  */
 
 /** True unless `CAPTURE_LONG_TESTS=1`: the long tests are ignored. */
 export const LONG_TESTS_IGNORED = Deno.env.get("CAPTURE_LONG_TESTS") !== "1";
+
+/**
+ * The files that hold long tests, from the repository's root, and how many runs in a row `.ci/run` gives each:
+ * the pool of two that loses a member five, since its failures came one run in several.
+ */
+export const LONG_TEST_RUNS: Readonly<Record<string, number>> = {
+  "tests/jobs/renderer_crash_test.ts": 1,
+  "tests/soak/soak_test.ts": 1,
+  "tests/jobs/hostile_pages_test.ts": 1,
+  "tests/jobs/stop_test.ts": 1,
+  "tests/jobs/browser_pool_pair_test.ts": 5,
+};
+
+if (import.meta.main) {
+  for (const [file, runs] of Object.entries(LONG_TEST_RUNS)) console.log(`${file} ${runs}`);
+}

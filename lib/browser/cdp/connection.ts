@@ -23,7 +23,7 @@ interface CriClient {
   /**
    * Internals of chrome-remote-interface 0.34 (pinned in deno.json): the id the next call gets, and each
    * call's callback by id until its answer arrives. A call the browser never answers (one sent to a frame's
-   * session that went away meanwhile; tests/cdp_connection_memory_test.ts) would keep its callback, and
+   * session that went away meanwhile; tests/browser/cdp/connection_memory_test.ts) would keep its callback, and
    * everything it holds, for the connection's life: its callback is dropped once its deadline has passed.
    */
   _nextCommandId?: number;

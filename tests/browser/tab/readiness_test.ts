@@ -1,0 +1,46 @@
+// Tab.ready (`--wait-until=ready`) against the real Chromium of this machine: what the readiness wait sees of a
+// page's requests, and a wait asked for after the run's stop. 5 s for a local load is a hang guard
+// (tests/helpers/browser_fixture.ts).
+import assert from "node:assert/strict";
+import { browserOptions, TabFixture } from "../../helpers/browser_fixture.ts";
+import { Browser } from "../../../lib/browser/browser.ts";
+import { StopRequestedError } from "../../../lib/errors.ts";
+import { TestServer } from "../../../fixtures/sandbox/http_server.ts";
+
+Deno.test("Tab.ready against real Chromium: a frame of another site in the page's markup ends with its load", async () => {
+  await using otherSite = TestServer.start();
+  await using fixture = await TabFixture.start();
+  const { tab, site } = fixture;
+  // 127.0.0.1 and localhost are different sites: the frame runs in a process of its own, and the browser
+  // tells its parent's session that its navigation started and the frame's own session that it ended.
+  otherSite.html("/frame", "<!doctype html><p>Frame page</p>");
+  const frameUrl = otherSite.url("/frame", "localhost");
+  // Content that changes every 100 ms: the wait runs out past the 1 s after which a request still open
+  // counts as long-lived, and then names every request it still saw open.
+  site.html(
+    "/ticking",
+    `<!doctype html><p id="clock"></p><iframe src="${frameUrl}"></iframe>
+<script>setInterval(() => document.getElementById("clock").textContent = String(Date.now()), 100);</script>`,
+  );
+  await tab.trackRequests();
+  assert.equal(await tab.navigate(site.url("/ticking"), 5_000), true);
+  const busy = await tab.ready(1_500);
+  assert.ok(busy.some((what) => what.includes("its content kept changing")), busy.join("; "));
+  // Followed by session, the frame's navigation never ended and held each wait a second.
+  assert.ok(!busy.some((what) => what.includes(frameUrl)), busy.join("; "));
+});
+
+Deno.test("Tab.ready against real Chromium: asked for once the run is stopped, it fails with the stop and leaves no rejection unheard", async () => {
+  // Seen in the soak: a row that reached its readiness wait just after the stop crashed the job ("Uncaught (in
+  // promise) AbortError"), which then exited 1 instead of 130. Deno fails a test that leaves a rejection
+  // unhandled, so this one fails on that too.
+  await using site = TestServer.start();
+  const stop = new AbortController();
+  await using browser = await Browser.start({ ...browserOptions(), stop: stop.signal });
+  const tab = browser.tab;
+  site.html("/page", "<!doctype html><p>A page</p>");
+  await tab.trackRequests();
+  assert.equal(await tab.navigate(site.url("/page"), 5_000), true);
+  stop.abort(new StopRequestedError("stopped by the stop file"));
+  await assert.rejects(tab.ready(5_000), StopRequestedError);
+});

@@ -1,0 +1,279 @@
+// Out-of-process frames against the real Chromium of this machine: pointFrameAt and Tab.frameUrls for a
+// frame of another site (127.0.0.1 and localhost are different sites, so the frame gets its own renderer):
+// loaded, refused, framing denied (also on a loaded host), and frames re-pointed while they are still on
+// their first address. One browser for the file: every step loads its portal page first, and each page and
+// route is set up once, below, or by the one step that uses it. Time bounds: see
+// tests/helpers/browser_fixture.ts.
+import assert from "node:assert/strict";
+import { printPdfFile } from "../../../lib/browser/pdf_output.ts";
+import { shipmentPrintParams } from "../../../lib/shipment/print_params.ts";
+import { pointFrameAt } from "../../../lib/shipment/frame_repoint.ts";
+import type { FrameElement } from "../../../lib/browser/tab/frame_element.ts";
+import { pdfText, waitUntil } from "../../helpers/job_process.ts";
+import { withBusyThreads } from "../../helpers/busy_threads.ts";
+import { TabFixture } from "../../helpers/browser_fixture.ts";
+import {
+  closedPort,
+  htmlResponse,
+  type SandboxHandler,
+  TestServer,
+} from "../../../fixtures/sandbox/http_server.ts";
+
+/** What a frame shows when its page could not be shown. */
+const ERROR_PAGE = "chrome-error://chromewebdata/";
+
+/** A handler that answers with `response()` after `ms` (at once with a 503 when the server closes). */
+function delayed(ms: number, response: () => Response): SandboxHandler {
+  return (_: Request, closing: AbortSignal) =>
+    new Promise<Response>((resolve) => {
+      const timer = setTimeout(() => resolve(response()), ms);
+      closing.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve(new Response("closed", { status: 503 }));
+      });
+    });
+}
+
+/**
+ * `element`, whose frame's first page the server holds until `held` resolves, pointed only once that page has
+ * loaded: the first point releases the page and goes out the moment the frame reports it loaded, from a
+ * watcher registered when the frame is read, so ahead of the one pointFrameAt registers next.
+ */
+function firstPageLoadsFirst(element: FrameElement, held: PromiseWithResolvers<void>): FrameElement {
+  let firstPoint: ((url: string) => Promise<unknown>) | undefined;
+  return {
+    ...element,
+    owner: async () => {
+      const owner = await element.owner();
+      if (owner === undefined) return owner;
+      const pointed = Promise.withResolvers<unknown>();
+      let url: string | undefined;
+      const stop = element.frames.watch(() => {
+        if (url === undefined || element.frames.frame(owner.frameId)?.loaded !== true) return;
+        stop();
+        element.point(url).then(pointed.resolve, pointed.reject);
+      });
+      firstPoint = (to) => {
+        url = to;
+        held.resolve();
+        return pointed.promise;
+      };
+      return owner;
+    },
+    point: (url) => {
+      const first = firstPoint;
+      firstPoint = undefined;
+      return first === undefined ? element.point(url) : first(url);
+    },
+  };
+}
+
+Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls, printing", async (t) => {
+  await using otherSite = TestServer.start();
+  await using fixture = await TabFixture.start();
+  const { tab, site, out } = fixture;
+  const params = shipmentPrintParams(false);
+
+  site.html(
+    "/portal",
+    `<!doctype html><h1>Portal page 1234</h1><iframe id="detail" style="width: 90%; height: 400px"></iframe>`,
+  );
+  otherSite.html("/detail", "<!doctype html><p>Detail text from the other site 4242</p>");
+  otherSite.html("/deny", "<!doctype html><p>Framing denied 666</p>", { "x-frame-options": "DENY" });
+  // A frame's first page, committed but waiting 150 ms for an image.
+  otherSite.html("/first", `<!doctype html><p>First page</p><img src="/slow.png">`);
+  otherSite.route(
+    "/slow.png",
+    delayed(150, () => new Response("", { headers: { "content-type": "image/png" } })),
+  );
+
+  await t.step(
+    "out-of-process frame: the other site's text is in the PDF and frameUrls shows its URL",
+    async () => {
+      assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
+      const detailUrl = otherSite.url("/detail", "localhost");
+      assert.equal(await pointFrameAt(tab.frameElement("#detail"), detailUrl, 5_000), "loaded");
+      assert.equal(otherSite.requestsTo("/detail")[0]?.host, `localhost:${otherSite.port}`);
+      assert.deepEqual(tab.frameUrls(), [detailUrl]);
+      await printPdfFile(tab, out, { fileName: "portal.pdf", params, timeoutMs: 10_000 });
+      const text = await pdfText(`${out}/portal.pdf`);
+      assert.match(text, /Portal page 1234/);
+      assert.match(text, /Detail text from the other site 4242/);
+    },
+  );
+
+  await t.step(
+    "out-of-process frame refused: pointFrameAt says loaded, frameUrls shows the error page",
+    async () => {
+      assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
+      const refusedUrl = `http://localhost:${closedPort()}/detail`;
+      assert.equal(await pointFrameAt(tab.frameElement("#detail"), refusedUrl, 5_000), "loaded");
+      const urls = tab.frameUrls();
+      assert.ok(urls.includes(ERROR_PAGE), `frame URLs: ${urls.join(", ")}`);
+      assert.ok(!urls.includes(refusedUrl), `frame URLs: ${urls.join(", ")}`);
+    },
+  );
+
+  await t.step(
+    "out-of-process frame with X-Frame-Options: DENY: loaded, but frameUrls shows the error page",
+    async () => {
+      assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
+      const deniedUrl = otherSite.url("/deny", "localhost");
+      assert.equal(await pointFrameAt(tab.frameElement("#detail"), deniedUrl, 5_000), "loaded");
+      assert.equal(otherSite.requestsTo("/deny").length, 1, "the detail server did answer");
+      const urls = tab.frameUrls();
+      assert.ok(urls.includes(ERROR_PAGE), `frame URLs: ${urls.join(", ")}`);
+      assert.ok(!urls.includes(deniedUrl), `frame URLs: ${urls.join(", ")}`);
+      await printPdfFile(tab, out, { fileName: "denied.pdf", params, timeoutMs: 10_000 });
+      assert.doesNotMatch(await pdfText(`${out}/denied.pdf`), /Framing denied 666/);
+    },
+  );
+
+  await t.step(
+    "framing denied on a loaded host (busy threads on every core), 20 times: each wait ends on the error page",
+    async () => {
+      // Measured: on a loaded host, a command sent to the error page's new session before the page reports
+      // the frame's move was dropped for about one frame in four, and the wait ran into its timeout.
+      // The portal load gets 10 s and each re-point 5 s, hang guards (see tests/helpers/browser_fixture.ts);
+      // the dropped command this step is for never got an answer at all (still pending after 25 s), so it
+      // fails at any bound.
+      const deniedUrl = otherSite.url("/deny", "localhost");
+      await withBusyThreads(navigator.hardwareConcurrency * 2, async () => {
+        for (let i = 1; i <= 20; i++) {
+          assert.equal(await tab.navigate(site.url("/portal"), 10_000), true);
+          assert.equal(
+            await pointFrameAt(tab.frameElement("#detail"), deniedUrl, 5_000),
+            "loaded",
+            `attempt ${i}`,
+          );
+          assert.deepEqual(tab.frameUrls(), [ERROR_PAGE], `attempt ${i}`);
+        }
+      });
+    },
+  );
+
+  await t.step(
+    "a frame whose first address was refused (an error page in its own process), re-pointed: ends on the new page",
+    async () => {
+      const refused = `http://localhost:${closedPort()}/home`;
+      site.html(
+        "/refused-frame",
+        `<!doctype html><h1>Portal 99</h1><iframe id="broken" src="${refused}" style="width: 90%"></iframe>`,
+      );
+      assert.equal(await tab.navigate(site.url("/refused-frame"), 5_000), true);
+      await waitUntil(() => tab.frameUrls().includes(ERROR_PAGE), 5_000, "the frame shows its error page");
+      const detail = otherSite.url("/detail", "localhost");
+      assert.equal(await pointFrameAt(tab.frameElement("#broken"), detail, 5_000), "loaded");
+      assert.deepEqual(tab.frameUrls(), [detail]);
+      await printPdfFile(tab, out, { fileName: "after-refused.pdf", params, timeoutMs: 10_000 });
+      assert.match(await pdfText(`${out}/after-refused.pdf`), /Detail text from the other site 4242/);
+    },
+  );
+
+  await t.step(
+    "a frame still loading its first page when re-pointed: the wait ends on the new page, not on the old one's load",
+    async () => {
+      // The frame's first page (/first) is committed but waits 150 ms for an image; the new page answers
+      // after 600 ms. The old page's `load` fires in between, while the frame is already on its way to the
+      // new page.
+      otherSite.route(
+        "/late-detail",
+        delayed(600, () => htmlResponse("<!doctype html><p>Late detail 5150</p>")),
+      );
+      const first = otherSite.url("/first", "localhost");
+      site.html(
+        "/late-frame",
+        `<!doctype html><h1>Portal page 77</h1><iframe id="late" src="${first}" style="width: 90%"></iframe>`,
+      );
+      // The portal page's `load` waits for the frame's first page: start it, then re-point as soon as the
+      // first page has committed.
+      const opened = tab.navigate(site.url("/late-frame"), 5_000);
+      await waitUntil(
+        () => otherSite.requestsTo("/slow.png").length > 0,
+        5_000,
+        "the first page asks for its image",
+      );
+      const detail = otherSite.url("/late-detail", "localhost");
+      assert.equal(await pointFrameAt(tab.frameElement("#late"), detail, 5_000), "loaded");
+      await opened;
+      assert.deepEqual(tab.frameUrls(), [detail]);
+      await printPdfFile(tab, out, { fileName: "late.pdf", params, timeoutMs: 10_000 });
+      assert.match(await pdfText(`${out}/late.pdf`), /Late detail 5150/);
+    },
+  );
+
+  await t.step(
+    "a frame the page has just added, pointed elsewhere at once, ends on the new page (8 times)",
+    async () => {
+      // Measured: about one time in four the frame's own first address, moving into its own process, won
+      // over the new one; the wait then points it again.
+      const home = otherSite.url("/first", "localhost");
+      otherSite.html("/now-detail", "<!doctype html><p>Detail added at once 8080</p>");
+      site.html(
+        "/adds-frame",
+        `<!doctype html><h1>Portal 88</h1><div id="slot"></div><script>addEventListener("load", () =>
+          document.getElementById("slot").innerHTML = '<iframe id="added" src="${home}"></iframe>');</script>`,
+      );
+      const detail = otherSite.url("/now-detail", "localhost");
+      for (let i = 0; i < 8; i++) {
+        assert.equal(await tab.navigate(site.url("/adds-frame"), 5_000), true);
+        assert.equal(await tab.waitForSelector("#added", 5_000), true);
+        assert.equal(
+          await pointFrameAt(tab.frameElement("#added"), detail, 5_000),
+          "loaded",
+          `attempt ${i + 1}`,
+        );
+        assert.deepEqual(tab.frameUrls(), [detail], `attempt ${i + 1}`);
+      }
+    },
+  );
+
+  await t.step(
+    "a frame's first page (relative src) loading after the wait read the frame, on a loaded host (busy threads on every core), 16 times: ends on the new page",
+    async () => {
+      // Issue 19: a frame the page had just added, whose first page (the portal's own, relative in the
+      // markup) committed after pointFrameAt had read the frame's state, was taken for the new page. The race
+      // is made certain: the first page is held by the server until the frame is to be pointed, and the
+      // point goes out the moment that page has loaded, ahead of pointFrameAt's own reaction to it.
+      // The same moment on a loaded host: the browser leaves the call that points the frame unanswered
+      // (measured on Chromium 150: 19 of 60 calls, none answered within 40 s, though the frame moved), and
+      // pointFrameAt, waiting for that answer, failed the row after 10 s (7 of 20 rows here).
+      let held = Promise.withResolvers<void>();
+      site.route("/frame-home", async () => {
+        await held.promise;
+        return htmlResponse("<!doctype html><p>Frame home 3030</p>");
+      });
+      site.html(
+        "/adds-home-frame",
+        `<!doctype html><h1>Portal 66</h1><div id="slot"></div><script>addEventListener("load", () =>
+          document.getElementById("slot").innerHTML = '<iframe id="homed" src="/frame-home"></iframe>');</script>`,
+      );
+      const detail = otherSite.url("/detail", "localhost");
+      await withBusyThreads(navigator.hardwareConcurrency * 2, async () => {
+        for (let i = 1; i <= 16; i++) {
+          held = Promise.withResolvers<void>();
+          const asked = site.requestsTo("/frame-home").length;
+          assert.equal(await tab.navigate(site.url("/adds-home-frame"), 10_000), true);
+          assert.equal(await tab.waitForSelector("#homed", 5_000), true);
+          await waitUntil(
+            () => site.requestsTo("/frame-home").length > asked,
+            5_000,
+            "the frame asks for its first page",
+          );
+          assert.equal(
+            await pointFrameAt(firstPageLoadsFirst(tab.frameElement("#homed"), held), detail, 5_000),
+            "loaded",
+            `attempt ${i}`,
+          );
+          assert.deepEqual(tab.frameUrls(), [detail], `attempt ${i}`);
+          await printPdfFile(tab, out, { fileName: "home-frame.pdf", params, timeoutMs: 10_000 });
+          assert.match(
+            await pdfText(`${out}/home-frame.pdf`),
+            /Detail text from the other site 4242/,
+            `attempt ${i}`,
+          );
+        }
+      });
+    },
+  );
+});
