@@ -5,15 +5,20 @@
  * @module
  */
 import type { CdpConnection } from "../cdp/connection.ts";
-import type { Tab } from "../tab/tab.ts";
 import { SMALL_CALL_MS } from "../../timings.ts";
+
+/** A job tab as the lockdown sees it: what counts the refusals of its page. */
+export interface RefusingTab {
+  /** Counts a refusal of `what` (a window, a download) for the row's log line. */
+  refused(what: string): void;
+}
 
 /** The job's tabs as the lockdown sees them: a tab that dies is replaced by a new one. */
 export interface JobTabs {
   /** The job's tabs now. */
-  readonly tabs: readonly Tab[];
+  readonly tabs: readonly RefusingTab[];
   /** The job's tab with this target id, if any. */
-  tabOf(targetId: string): Tab | undefined;
+  tabOf(targetId: string): RefusingTab | undefined;
   /** Settles once no job tab is being opened. */
   settled(): Promise<unknown>;
 }
