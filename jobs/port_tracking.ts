@@ -12,26 +12,18 @@ import { withBaseHref } from "../lib/port/base_href.ts";
 import { completePortJob } from "../lib/job_server/completion.ts";
 import { type PortRow, readPortRows } from "../lib/csv/rows.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers, rowTabUse, startRunBrowser } from "../lib/run/run_browser.ts";
 import { parsePortCommand, type PortConfig } from "../lib/config/job_config.ts";
-import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
-import { jobServerClientFor, PORT_SERVICE } from "../lib/job_server/services.ts";
-import {
-  pdfFileName,
-  portLogFileName,
-  resultsCsvFileName,
-  stopFileName,
-  tempHtmlFileName,
-} from "../lib/file_names.ts";
+import { type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
+import { type RowContext, runCapture } from "../lib/run/capture_run.ts";
+import { PORT_SERVICE } from "../lib/job_server/services.ts";
+import { pdfFileName, portLogFileName, resultsCsvFileName, tempHtmlFileName } from "../lib/file_names.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { rowWaits } from "../lib/run/row_waits.ts";
 import { PortReportClient } from "../lib/port/report_client.ts";
 import { portPrintParams } from "../lib/port/print_params.ts";
 import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
 import { buildResultsCsv } from "../lib/port/results_csv.ts";
 import type { PortResult } from "../lib/run/row_result.ts";
-import { runRows } from "../lib/run/row_loop.ts";
-import { batchOptions, finishedExitCode } from "../lib/run/batch_options.ts";
+import type { Tab } from "../lib/browser/tab/tab.ts";
 import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
 
 /** The shortest report body that can be a real report page (spec "Limits"). */
@@ -53,100 +45,87 @@ export const portTrackingJob: JobDefinition<PortConfig> = {
 /**
  * Runs Job B with a parsed configuration; returns the exit code (0, 1, 3 or 130).
  */
-export async function runPortTracking(
-  config: PortConfig,
-  { signal, log, requestStop }: JobContext,
-): Promise<number> {
-  const logger = log.logger("port-tracking");
+export function runPortTracking(config: PortConfig, context: JobContext): Promise<number> {
+  const logger = context.log.logger("port-tracking");
+  const { timings } = config;
   logger.info(`Port container location job ${config.jobId}: ${config.inputFile} → ${config.outputDir}`);
-  await using browsers = jobBrowsers(config, { headless: true, logger, signal });
-  const notStarted = await startRunBrowser(browsers, logger, "Cannot start the browser");
-  if (notStarted !== undefined) return notStarted;
-
-  const { rows, error } = await readPortRows(config.inputFile);
-  if (error !== undefined) logger.error(error);
-  if (rows.length === 0) {
-    logger.error("No container numbers found.");
-    return 1;
-  }
-  logger.info(`${rows.length} container(s) to capture`);
-
-  const report = new PortReportClient(config.portUrl, config.timings.httpTimeoutMs);
+  const report = new PortReportClient(config.portUrl, timings.httpTimeoutMs);
   const printParams = portPrintParams(config.taggedPdf);
   const pdfName = (row: PortRow, index: number) => pdfFileName(index, row.invoiceNumber, row.containerNumber);
-  const outcome = await runRows<PortRow, PortResult>({
-    ...batchOptions(config, pdfName),
-    rows,
-    stopFile: join(config.outputDir, stopFileName(config.jobId)),
-    signal,
+
+  /** One row, as the spec's Job B steps have it: the report fetched, saved, loaded and printed. */
+  const capture = async (tab: Tab, row: PortRow, { index, logger, waits }: RowContext) => {
+    const page = await report.fetch(row.containerNumber, context.signal);
+    if (page.html.length < MIN_REPORT_LENGTH) {
+      throw new Error(
+        `the port portal answered only ${page.html.length} characters (at least ${MIN_REPORT_LENGTH} expected)`,
+      );
+    }
+    const html = withBaseHref(page.html, page.url);
+    const tempFile = join(tmpdir(), tempHtmlFileName(config.jobId, index, row.containerNumber));
+    await writeReportFile(tempFile, html);
+    try {
+      const loaded = config.browserUrl === undefined
+        ? await tab.navigate(pathToFileURL(tempFile).href, timings.waitTimeoutMs)
+        // A remote browser cannot read this host's files: hand it the page itself.
+        : await tab.setContent(html, timings.waitTimeoutMs);
+      if (!loaded) {
+        logger.warn(`Row ${index}: the report did not finish loading; printing what arrived`);
+      }
+      // After `load` the body exists: only a page that never finished loading needs the wait.
+      if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
+        logger.warn(`Row ${index}: no body element within the wait timeout`);
+      }
+      await waits.pause("beforePrint");
+      await waits.beforePrint();
+      const fileName = pdfName(row, index);
+      await printPdfFile(tab, config.outputDir, {
+        fileName,
+        params: printParams,
+        timeoutMs: PRINT_TIMEOUT_MS,
+      });
+      return fileName;
+    } finally {
+      // A report file that cannot be removed is worth a warning, not the row: its PDF is written, and an
+      // error from here would hide the one the row failed with.
+      await removeReportFile(tempFile).catch((error) => logger.warn(`Row ${index}: ${errorText(error)}`));
+    }
+  };
+
+  return runCapture<PortRow, PortResult>(config, context, {
     logger,
+    browser: { headless: true },
+    startFailure: "Cannot start the browser",
+    readRows: async () => {
+      const { rows, error } = await readPortRows(config.inputFile);
+      if (error !== undefined) logger.error(error);
+      if (rows.length === 0) {
+        logger.error("No container numbers found.");
+        return 1;
+      }
+      logger.info(`${rows.length} container(s) to capture`);
+      return rows;
+    },
     describe: (row) => `container ${row.containerNumber}, invoice ${row.invoiceNumber}`,
+    pdfName,
     record: (row, result) => ({
       container_number: row.containerNumber,
       invoice_no: row.invoiceNumber,
       ...result,
     }),
-    concurrency: config.concurrency,
-    requestStop,
-    rowDone: log.rowDone,
-    process: (row, index, logger) =>
-      browsers.withTab(rowTabUse(logger, index), async (tab) => {
-        const waits = await rowWaits(tab, config.timings, signal, (message) =>
-          logger.warn(`Row ${index}: ${message}`));
-        const page = await report.fetch(row.containerNumber, signal);
-        if (page.html.length < MIN_REPORT_LENGTH) {
-          throw new Error(
-            `the port portal answered only ${page.html.length} characters (at least ${MIN_REPORT_LENGTH} expected)`,
-          );
-        }
-        const html = withBaseHref(page.html, page.url);
-        const tempFile = join(tmpdir(), tempHtmlFileName(config.jobId, index, row.containerNumber));
-        await writeReportFile(tempFile, html);
-        try {
-          const loaded = config.browserUrl === undefined
-            ? await tab.navigate(pathToFileURL(tempFile).href, config.timings.waitTimeoutMs)
-            // A remote browser cannot read this host's files: hand it the page itself.
-            : await tab.setContent(html, config.timings.waitTimeoutMs);
-          if (!loaded) {
-            logger.warn(`Row ${index}: the report did not finish loading; printing what arrived`);
-          }
-          // After `load` the body exists: only a page that never finished loading needs the wait.
-          if (!loaded && !await tab.waitForSelector("body", config.timings.waitTimeoutMs)) {
-            logger.warn(`Row ${index}: no body element within the wait timeout`);
-          }
-          await waits.pause("beforePrint");
-          await waits.beforePrint();
-          const fileName = pdfName(row, index);
-          await printPdfFile(tab, config.outputDir, {
-            fileName,
-            params: printParams,
-            timeoutMs: PRINT_TIMEOUT_MS,
-          });
-          return fileName;
-        } finally {
-          // A report file that cannot be removed is worth a warning, not the row: its PDF is written, and an
-          // error from here would hide the one the row failed with.
-          await removeReportFile(tempFile).catch((error) =>
-            logger.warn(`Row ${index}: ${errorText(error)}`)
-          );
-        }
+    capture,
+    afterRow: () => pause(timings, "betweenRows", context.signal),
+    service: PORT_SERVICE,
+    complete: (server, outcome) =>
+      completePortJob(server, {
+        log: context.log.bytes,
+        logFileName: portLogFileName(config.jobId),
+        resultsCsv: buildResultsCsv(outcome.results),
+        resultsCsvFileName: resultsCsvFileName(config.jobId),
+        outputDirectory: config.outputDir,
+        successfulCount: outcome.successCount,
       }),
-    afterRow: () => pause(config.timings, "betweenRows", signal),
   });
-  if (outcome.stopped) return EXIT_STOPPED;
-
-  const server = jobServerClientFor(config, PORT_SERVICE, log.logger("job-server"), signal);
-  if (server !== undefined) {
-    await completePortJob(server, {
-      log: log.bytes,
-      logFileName: portLogFileName(config.jobId),
-      resultsCsv: buildResultsCsv(outcome.results),
-      resultsCsvFileName: resultsCsvFileName(config.jobId),
-      outputDirectory: config.outputDir,
-      successfulCount: outcome.successCount,
-    });
-  }
-  return finishedExitCode(config, outcome);
 }
 
 if (import.meta.main) Deno.exit(await runJob(portTrackingJob, Deno.args));

@@ -5,24 +5,20 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { completeShipmentJob } from "../lib/job_server/completion.ts";
 import { readShipmentRows, type ShipmentRow } from "../lib/csv/rows.ts";
 import { detailUrl, resolveDetailId } from "../lib/shipment/detail_record.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
-import { jobBrowsers, rowTabUse, startRunBrowser } from "../lib/run/run_browser.ts";
-import { pdfFileName, shipmentLogFileName, stopFileName } from "../lib/file_names.ts";
+import { pdfFileName, shipmentLogFileName } from "../lib/file_names.ts";
 import { parseShipmentCommand, type ShipmentConfig } from "../lib/config/job_config.ts";
-import { EXIT_STOPPED, type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
-import { jobServerClientFor, SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
+import { type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
+import { type RowContext, runCapture } from "../lib/run/capture_run.ts";
+import { SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
-import { rowWaits } from "../lib/run/row_waits.ts";
 import { acceptCookieConsent } from "../lib/shipment/consent.ts";
 import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
 import { shipmentPrintParams } from "../lib/shipment/print_params.ts";
 import type { ShipmentResult } from "../lib/run/row_result.ts";
-import { runRows } from "../lib/run/row_loop.ts";
-import { batchOptions, finishedExitCode } from "../lib/run/batch_options.ts";
 import type { Tab } from "../lib/browser/tab/tab.ts";
 import { PRINT_TIMEOUT_MS } from "../lib/timings.ts";
 
@@ -56,11 +52,8 @@ export const shipmentTrackingJob: JobDefinition<ShipmentConfig> = {
 /**
  * Runs Job A with a parsed configuration; returns the exit code (0, 1, 3 or 130).
  */
-export async function runShipmentTracking(
-  config: ShipmentConfig,
-  { signal, log, requestStop }: JobContext,
-): Promise<number> {
-  const logger = log.logger("shipment-tracking");
+export function runShipmentTracking(config: ShipmentConfig, context: JobContext): Promise<number> {
+  const logger = context.log.logger("shipment-tracking");
   const { timings } = config;
   logger.info(`Shipment tracking job ${config.jobId}: ${config.inputFile} → ${config.outputDir}`);
 
@@ -74,106 +67,85 @@ export async function runShipmentTracking(
     const clicked = await acceptCookieConsent(tab, timings.consentTimeoutMs);
     logger.info(clicked ? `Cookie consent accepted (${clicked})` : "No cookie consent dialog");
   };
-  await using browsers = jobBrowsers(config, {
-    headless: !config.visible,
-    logger,
-    signal,
-    prepare: openPortal,
-  });
-  const notStarted = await startRunBrowser(
-    browsers,
-    logger,
-    "Cannot start the browser or open the tracking portal",
-  );
-  if (notStarted !== undefined) return notStarted;
-
-  const { rows, error } = await readShipmentRows(config.inputFile);
-  if (error !== undefined) logger.error(error);
-  logger.info(`${rows.length} shipment(s) to capture`);
-
   const printParams = shipmentPrintParams(config.taggedPdf);
   const pdfName = (row: ShipmentRow, index: number) => pdfFileName(index, row.invoiceNumber, row.fcrNumber);
-  const outcome = await runRows<ShipmentRow, ShipmentResult>({
-    ...batchOptions(config, pdfName, mayPassInJobA),
-    rows,
-    stopFile: join(config.outputDir, stopFileName(config.jobId)),
-    signal,
+
+  /** One row, as the spec's Job A steps 4 to 9 have it. */
+  const capture = async (tab: Tab, row: ShipmentRow, { index, logger, warn, waits }: RowContext) => {
+    const loaded = await tab.navigate(
+      `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
+      timings.httpTimeoutMs,
+    );
+    if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
+      throw new Error(NO_BODY);
+    }
+    if (!await tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs)) {
+      throw new Error(FRAME_NOT_FOUND);
+    }
+    await waits.pause("afterFrameAppears");
+
+    const id = await resolveDetailId(config.reportingUrl, row.fcrNumber, {
+      timeoutMs: timings.httpTimeoutMs,
+      signal: context.signal,
+      onProblem: warn,
+    });
+    if (id === undefined) {
+      logger.warn(
+        `Row ${index}: no detail record id for FCR ${row.fcrNumber}; printing the page as it stands`,
+      );
+      await waits.pause("noDetailId");
+    } else {
+      const url = detailUrl(config.reportingUrl, id, row.fcrNumber);
+      // The spec's pause and the frame's load run together: the PDF shows the detail even without
+      // pauses, and the spec's timing is unchanged when the frame loads within the pause.
+      const load = await waits.alongside(
+        "afterFrameSource",
+        pointFrameAt(tab.frameElement(config.frameSelector), url, timings.waitTimeoutMs),
+      );
+      if (load !== "loaded") warn(`the detail frame ${load} (${url})`);
+      warnUnlessFrameShows(tab, url, warn);
+    }
+
+    await waits.beforePrint();
+    const fileName = pdfName(row, index);
+    await printPdfFile(tab, config.outputDir, { fileName, params: printParams, timeoutMs: PRINT_TIMEOUT_MS });
+    try {
+      await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
+      await waits.pause("afterRootReturn");
+    } catch (error) {
+      // The PDF is written, so the row is done: a portal slow to show its root page does not undo it, nor
+      // does a stop meanwhile (the run then stops before the next row, and --resume finds the PDF).
+      if (!context.signal.aborted) {
+        logger.warn(`Row ${index}: could not return to the portal's root page: ${errorText(error)}`);
+      }
+    }
+    return fileName;
+  };
+
+  return runCapture<ShipmentRow, ShipmentResult>(config, context, {
     logger,
+    browser: { headless: !config.visible, prepare: openPortal },
+    startFailure: "Cannot start the browser or open the tracking portal",
+    readRows: async () => {
+      const { rows, error } = await readShipmentRows(config.inputFile);
+      if (error !== undefined) logger.error(error);
+      logger.info(`${rows.length} shipment(s) to capture`);
+      return rows;
+    },
     describe: (row) => `FCR ${row.fcrNumber}, invoice ${row.invoiceNumber}`,
+    pdfName,
     record: (row, result) => ({ fcr_number: row.fcrNumber, invoice_number: row.invoiceNumber, ...result }),
-    concurrency: config.concurrency,
-    requestStop,
-    rowDone: log.rowDone,
-    process: (row, index, logger) =>
-      browsers.withTab(rowTabUse(logger, index), async (tab) => {
-        const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
-        const waits = await rowWaits(tab, timings, signal, warn);
-        const loaded = await tab.navigate(
-          `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
-          timings.httpTimeoutMs,
-        );
-        if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
-          throw new Error(NO_BODY);
-        }
-        if (!await tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs)) {
-          throw new Error(FRAME_NOT_FOUND);
-        }
-        await waits.pause("afterFrameAppears");
-
-        const id = await resolveDetailId(config.reportingUrl, row.fcrNumber, {
-          timeoutMs: timings.httpTimeoutMs,
-          signal,
-          onProblem: warn,
-        });
-        if (id === undefined) {
-          logger.warn(
-            `Row ${index}: no detail record id for FCR ${row.fcrNumber}; printing the page as it stands`,
-          );
-          await waits.pause("noDetailId");
-        } else {
-          const url = detailUrl(config.reportingUrl, id, row.fcrNumber);
-          // The spec's pause and the frame's load run together: the PDF shows the detail even without
-          // pauses, and the spec's timing is unchanged when the frame loads within the pause.
-          const load = await waits.alongside(
-            "afterFrameSource",
-            pointFrameAt(tab.frameElement(config.frameSelector), url, timings.waitTimeoutMs),
-          );
-          if (load !== "loaded") warn(`the detail frame ${load} (${url})`);
-          warnUnlessFrameShows(tab, url, warn);
-        }
-
-        await waits.beforePrint();
-        const fileName = pdfName(row, index);
-        await printPdfFile(tab, config.outputDir, {
-          fileName,
-          params: printParams,
-          timeoutMs: PRINT_TIMEOUT_MS,
-        });
-        try {
-          await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
-          await waits.pause("afterRootReturn");
-        } catch (error) {
-          // The PDF is written, so the row is done: a portal slow to show its root page does not undo it, nor
-          // does a stop meanwhile (the run then stops before the next row, and --resume finds the PDF).
-          if (!signal.aborted) {
-            logger.warn(`Row ${index}: could not return to the portal's root page: ${errorText(error)}`);
-          }
-        }
-        return fileName;
+    mayPass: mayPassInJobA,
+    capture,
+    service: SHIPMENT_SERVICE,
+    complete: (server, outcome) =>
+      completeShipmentJob(server, {
+        log: context.log.bytes,
+        logFileName: shipmentLogFileName(config.jobId),
+        outputDirectory: config.outputDir,
+        successfulCount: outcome.successCount,
       }),
   });
-  if (outcome.stopped) return EXIT_STOPPED;
-
-  const server = jobServerClientFor(config, SHIPMENT_SERVICE, log.logger("job-server"), signal);
-  if (server !== undefined) {
-    await completeShipmentJob(server, {
-      log: log.bytes,
-      logFileName: shipmentLogFileName(config.jobId),
-      outputDirectory: config.outputDir,
-      successfulCount: outcome.successCount,
-    });
-  }
-  return finishedExitCode(config, outcome);
 }
 
 /**

@@ -1,93 +1,32 @@
 // The library's public entry point: what other Deno code imports from `mod.ts`. The list of values is exact,
 // so the public API changes only on purpose; the type-only import below fails `deno check` when a type a
-// caller needs (or one an exported signature names) is no longer exported.
+// caller needs is no longer exported; `deno doc --json` shows every export documented.
 import assert from "node:assert/strict";
 import * as mod from "../mod.ts";
 import type {
   BrowserOptions,
-  ChildFrame,
-  Command,
-  CommonConfig,
-  CompletionReport,
-  CsvRows,
-  EnvReader,
-  FrameElement,
-  FrameLoad,
-  InterceptPattern,
   JobContext,
-  JobData,
   JobDefinition,
-  JobIo,
-  JobKind,
-  JobLog,
-  JobLogger,
-  JobServer,
   JobServerClientOptions,
-  PageFunction,
-  PoolQueue,
   PortConfig,
-  PortReport,
-  PortResult,
   PortRow,
   PrintParams,
-  Refusals,
-  ReportingRequestOptions,
-  RowStatus,
   ShipmentConfig,
-  ShipmentResult,
   ShipmentRow,
   SupervisorOptions,
-  TabOptions,
-  TabUse,
-  Timings,
-  WaitUntil,
 } from "../mod.ts";
+import { ROOT } from "./helpers/job_process.ts";
 
 const FUNCTIONS = [
-  // the jobs and the shell
   "runJob",
-  "runPortTracking",
-  "runShipmentTracking",
-  // configuration
-  "parsePortCommand",
-  "parseShipmentCommand",
-  // errors
-  "errorText",
-  // the browser
   "printPdfFile",
-  "portPrintParams",
-  "shipmentPrintParams",
-  // input, output and results
-  "parsePortCsv",
-  "parseShipmentCsv",
   "readPortRows",
   "readShipmentRows",
   "pdfFileName",
-  "portLogFileName",
-  "resultsCsvFileName",
-  "shipmentLogFileName",
   "stopFileName",
-  "buildResultsCsv",
-  // the job server
-  "jobDataFor",
-  "completePortJob",
-  "completeShipmentJob",
-  // the spec's steps
-  "fetchDetailHtml",
-  "findDetailIdInHtml",
-  "resolveDetailId",
-  "acceptCookieConsent",
-  "pointFrameAt",
 ] as const;
 
-const CLASSES = [
-  "Browser",
-  "BrowserSupervisor",
-  "Tab",
-  "UrlPolicy",
-  "JobServerClient",
-  "PortReportClient",
-] as const;
+const CLASSES = ["Browser", "BrowserSupervisor", "Tab", "UrlPolicy", "JobServerClient"] as const;
 
 const ERRORS = [
   "BrowserGoneError",
@@ -100,7 +39,13 @@ const ERRORS = [
   "UsageError",
 ] as const;
 
-const OTHER_VALUES = ["EXIT_STOPPED", "VERSION", "portTrackingJob", "shipmentTrackingJob"] as const;
+const OTHER_VALUES = [
+  "EXIT_ROW_ERRORS",
+  "EXIT_STOPPED",
+  "VERSION",
+  "portTrackingJob",
+  "shipmentTrackingJob",
+] as const;
 
 Deno.test("mod.ts exports exactly the public values", () => {
   assert.deepEqual(
@@ -119,59 +64,71 @@ Deno.test("mod.ts: the jobs, the shell and the building blocks have their kinds"
   }
   assert.equal(typeof mod.Browser.start, "function");
   assert.equal(mod.EXIT_STOPPED, 130);
+  assert.equal(mod.EXIT_ROW_ERRORS, 3);
   assert.match(mod.VERSION, /^\d+\.\d+\.\d+/);
   assert.equal(mod.portTrackingJob.kind, "port");
   assert.equal(mod.shipmentTrackingJob.kind, "shipment");
-  assert.equal(mod.portTrackingJob.run, mod.runPortTracking);
-  assert.equal(mod.shipmentTrackingJob.run, mod.runShipmentTracking);
 });
 
-Deno.test("mod.ts: the configuration parsers read a command line like the executables", () => {
-  const command = mod.parsePortCommand(["rows.csv", "out", "job-1", "--pause-scale=0"], () => undefined);
+Deno.test("mod.ts: each job's parser reads a command line like the executables", () => {
+  const command = mod.portTrackingJob.parse(["rows.csv", "out", "job-1", "--pause-scale=0"], () => undefined);
   assert.equal(command.action, "run");
   if (command.action === "run") {
     assert.equal(command.config.kind, "port");
     assert.equal(command.config.jobId, "job-1");
   }
   assert.throws(
-    () => mod.parseShipmentCommand(["rows.csv", "out", "job-1"], () => undefined),
+    () => mod.shipmentTrackingJob.parse(["rows.csv", "out", "job-1"], () => undefined),
     mod.UsageError,
   );
+});
+
+/** One export of `deno doc --json`, with what the check needs. */
+interface DocSymbol {
+  name: string;
+  declarations: {
+    kind: string;
+    jsDoc?: { doc?: string };
+    def?: {
+      methods?: { name: string; accessibility?: string; jsDoc?: { doc?: string } }[];
+      properties?: { name: string; accessibility?: string; jsDoc?: { doc?: string } }[];
+    };
+  }[];
+}
+
+Deno.test("mod.ts: at most 35 names, each (and each public member of its classes) with JSDoc", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["doc", "--json", "mod.ts"],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  assert.ok(output.success, "deno doc --json mod.ts");
+  const doc = JSON.parse(new TextDecoder().decode(output.stdout)) as {
+    nodes: Record<string, { symbols: DocSymbol[] }>;
+  };
+  const symbols = Object.entries(doc.nodes).find(([url]) => url.endsWith("/mod.ts"))![1].symbols;
+  assert.ok(symbols.length <= 35, `${symbols.length} names`);
+  const undocumented = symbols.flatMap((symbol) =>
+    symbol.declarations.flatMap((declaration) => [
+      ...(declaration.jsDoc?.doc ? [] : [symbol.name]),
+      ...[...declaration.def?.methods ?? [], ...declaration.def?.properties ?? []]
+        .filter((member) => member.accessibility !== "private" && !member.name.startsWith("#"))
+        .filter((member) => !member.jsDoc?.doc)
+        .map((member) => `${symbol.name}.${member.name}`),
+    ])
+  );
+  assert.deepEqual(undocumented, []);
 });
 
 // Compile-time only: each public type is reachable from mod.ts (an unused alias would not be checked).
 export type PublicTypes = [
   BrowserOptions,
-  Command<PortConfig>,
-  CommonConfig,
-  CompletionReport,
-  CsvRows<PortRow | ShipmentRow>,
-  EnvReader,
-  ChildFrame,
-  FrameElement,
-  FrameLoad,
-  InterceptPattern,
   JobContext,
-  JobData,
-  JobDefinition<ShipmentConfig>,
-  JobIo,
-  JobKind,
-  JobLog,
-  JobLogger,
-  JobServer,
+  JobDefinition<ShipmentConfig | PortConfig>,
   JobServerClientOptions,
-  PageFunction<unknown>,
-  PortReport,
-  PoolQueue,
-  PortResult,
+  PortRow,
   PrintParams,
-  Refusals,
-  ReportingRequestOptions,
-  RowStatus,
-  ShipmentResult,
+  ShipmentRow,
   SupervisorOptions,
-  TabOptions,
-  TabUse,
-  Timings,
-  WaitUntil,
 ];

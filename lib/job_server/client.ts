@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { JobLogger } from "../run/job_log.ts";
+import type { Logger } from "@logtape/logtape";
 import type { JobData } from "./job_data.ts";
 import { describeError, type PostLimits, postToJobServer } from "./request.ts";
 
@@ -37,7 +37,7 @@ export interface JobServerClientOptions {
   /** Per-call timeout in milliseconds (the spec's 30 s), covering the response body too. */
   timeoutMs: number;
   /** Where successes (INFO) and failures (WARNING) are logged. */
-  logger: JobLogger;
+  logger: Logger;
   /** Optional caller cancellation, combined with the timeout. */
   signal?: AbortSignal;
 }
@@ -48,7 +48,7 @@ export interface JobServerClientOptions {
  */
 export class JobServerClient {
   /** The logger given in the options; exposed so orchestration code logs to the same place. */
-  readonly logger: JobLogger;
+  readonly logger: Logger;
   /** The job id given in the options. */
   readonly jobId: string;
   readonly #baseUrl: string;

@@ -1,0 +1,100 @@
+/**
+ * The run both jobs share, around each job's own work on a row: the browser started (and its failure or a
+ * stop told), the rows read, each row in a tab of its own with its waits under `--wait-until`, the rows in
+ * file order (`--concurrency`, `--resume`, `--retries`, the stop file), the job server told at the end, and the
+ * exit code. A job brings what is its own (its rows, names, the work in a tab, its completion sequence), so
+ * that its file reads as its spec procedure.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { Tab } from "../browser/tab/tab.ts";
+import type { CommonConfig } from "../config/job_config.ts";
+import { stopFileName } from "../file_names.ts";
+import type { JobServerClient } from "../job_server/client.ts";
+import { jobServerClientFor, type JobService } from "../job_server/services.ts";
+import { batchOptions, finishedExitCode } from "./batch_options.ts";
+import type { JobLogger } from "./job_log.ts";
+import { EXIT_STOPPED, type JobContext } from "./job_runner.ts";
+import { type RowLoopResult, type RowOutcome, runRows } from "./row_loop.ts";
+import { type RowWaits, rowWaits } from "./row_waits.ts";
+import { jobBrowsers, rowTabUse, startRunBrowser } from "./run_browser.ts";
+
+/** What a job's work on one row has at hand. */
+export interface RowContext {
+  /** The row's 1-based number in the file. */
+  index: number;
+  /** The row's logger: its lines stay in file order. */
+  logger: JobLogger;
+  /** Logs a warning about the row, prefixed with its number. */
+  warn(message: string): void;
+  /** The row's waits for its pages: the spec's pauses, or readiness waits under `--wait-until=ready`. */
+  waits: RowWaits;
+}
+
+/** One job's part of the run. */
+export interface CaptureJob<Row, Result> {
+  /** The job's logger. */
+  logger: JobLogger;
+  /** The run's browser: headless or not, and what each fresh one does before its first row. */
+  browser: { headless: boolean; prepare?: (tab: Tab) => Promise<void> };
+  /** The start of the log line when no browser can be had: "Cannot start the browser". */
+  startFailure: string;
+  /** Reads the rows once the browser is there; a number ends the run with that exit code. */
+  readRows(): Promise<readonly Row[] | number>;
+  /** How a row is named in the log: "container X, invoice Y". */
+  describe(row: Row): string;
+  /** The row's PDF name. */
+  pdfName(row: Row, index: number): string;
+  /** The job's result record of a row. */
+  record(row: Row, outcome: RowOutcome): Result;
+  /** The job's own failures that another try may cure under `--retries`, besides those both jobs share. */
+  mayPass?(error: unknown): boolean;
+  /** The job's work on one row in `tab`; returns the name of the PDF it wrote. */
+  capture(tab: Tab, row: Row, context: RowContext): Promise<string>;
+  /** Runs after each row worked on while rows are left (Job B's pause between rows). */
+  afterRow?(): Promise<void>;
+  /** Who the job is to the job server. */
+  service: JobService;
+  /** The job's completion sequence, when the run has a job server and was not stopped. */
+  complete(server: JobServerClient, outcome: RowLoopResult<Result>): Promise<void>;
+}
+
+/** Runs `job` under `config`; returns the exit code (0, 1, 3 or 130). */
+export async function runCapture<Row, Result>(
+  config: CommonConfig,
+  { signal, log, requestStop }: JobContext,
+  job: CaptureJob<Row, Result>,
+): Promise<number> {
+  const { logger } = job;
+  await using browsers = jobBrowsers(config, { ...job.browser, logger, signal });
+  const notStarted = await startRunBrowser(browsers, logger, job.startFailure);
+  if (notStarted !== undefined) return notStarted;
+  const rows = await job.readRows();
+  if (typeof rows === "number") return rows;
+
+  const outcome = await runRows<Row, Result>({
+    ...batchOptions(config, job.pdfName, job.mayPass),
+    rows,
+    stopFile: join(config.outputDir, stopFileName(config.jobId)),
+    signal,
+    logger,
+    describe: job.describe,
+    record: job.record,
+    concurrency: config.concurrency,
+    requestStop,
+    rowDone: log.rowDone,
+    process: (row, index, logger) =>
+      browsers.withTab(rowTabUse(logger, index), async (tab) => {
+        const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
+        const waits = await rowWaits(tab, config.timings, signal, warn);
+        return await job.capture(tab, row, { index, logger, warn, waits });
+      }),
+    ...(job.afterRow ? { afterRow: job.afterRow } : {}),
+  });
+  if (outcome.stopped) return EXIT_STOPPED;
+
+  const server = jobServerClientFor(config, job.service, log.logger("job-server"), signal);
+  if (server !== undefined) await job.complete(server, outcome);
+  return finishedExitCode(config, outcome);
+}
