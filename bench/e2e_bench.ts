@@ -84,7 +84,7 @@ async function main(args: string[]): Promise<number> {
         sections.push(concurrencySection(result));
       }
       if (!options.skipPool) {
-        // One session at a time: a job's N tabs live in one session (README "Browser pools").
+        // One session at a time: a job's N tabs live in one session (docs/guide.md, "Browser pools").
         progress("starting a local browserless pool (CONCURRENT=1)");
         await using pool = await startBrowserless({
           concurrent: 1,

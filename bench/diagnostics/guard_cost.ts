@@ -17,7 +17,7 @@
  * Each paused request is continued at once. Per set-up: the medians of the row and of its steps, the
  * row's lower quartile (what a quiet host gives), the paused requests per row. Switching set-ups in one
  * browser, as here, priced the interception at 2–8 ms a row; the jobs themselves, timed step by step in
- * separate processes, pay 17–30 ms a Job A row for it (README Performance, "Where the rest goes"). Why the two
+ * separate processes, pay 17–30 ms a Job A row for it (bench/runs/2026-11-26-row-steps.md). Why the two
  * differ is not measured: prefer separate processes for the price. Not part of `deno task bench`:
  *
  *     deno run -A bench/diagnostics/guard_cost.ts [--job shipment] [--rows 120] [--block 3] [--modes 0,2]

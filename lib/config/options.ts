@@ -31,7 +31,7 @@ export const JOB_COMMANDS: Readonly<Record<JobKind, string>> = {
 export const JOB_TITLES: Readonly<Record<JobKind, string>> = { shipment: "Job A", port: "Job B" };
 
 /**
- * The most rows in progress at once: a 2-core host gains nothing beyond 4 to 8 (see README "Performance"),
+ * The most rows in progress at once: a 2-core host gains nothing beyond 4 to 8 (see bench/RESULTS.md),
  * and every tab costs memory; 16 leaves room for a larger host or a browser pool.
  */
 export const MAX_CONCURRENCY = 16;

@@ -2,7 +2,7 @@
  * The soak's `--pool` logic, without a pool: what the draw adds for a pool of two (a member loss on as many
  * rows in a row as run at once, no page that ends its session while other rows run), what the model predicts
  * for the rows the lost member held, that the checks hold a run to it, and how the lost-member rows are held
- * until they all wait. The real pool runs in `deno task soak --pool` (README "Reliability") and in
+ * until they all wait. The real pool runs in `deno task soak --pool` (soak/README.md) and in
  * `browser_pool_pair_test.ts`.
  */
 import assert from "node:assert/strict";

@@ -17,7 +17,7 @@ import { SMALL_CALL_MS } from "../../timings.ts";
  * After this long in flight a request is taken for a long poll or a stream and no longer holds the page's
  * readiness. A page's own requests on the sandbox take a few milliseconds, a slow API a few hundred; a long
  * poll is held for tens of seconds. A slower answer that the page waits for is waited for only while the
- * page shows other activity (see README "Readiness").
+ * page shows other activity (see docs/guide.md, "Readiness").
  */
 export const LONG_REQUEST_MS = 1_000;
 
