@@ -9,7 +9,7 @@
  * exactly as the executables do and returns the exit code:
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { portTrackingJob, runJob } from "./mod.ts";
  * const code = await runJob(portTrackingJob, ["rows.csv", "out", "job-1", "--pause-scale=0"]);
  * ```

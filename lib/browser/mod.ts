@@ -10,7 +10,7 @@
  * (functions run in a page), `ready/` (the waits for a page to be ready) and `tab/` (one tab).
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { Browser, printPdfFile } from "./mod.ts";
  * await using browser = await Browser.start({
  *   executable: () => "/usr/bin/chromium",
