@@ -42,7 +42,10 @@ export interface BrowserOptions {
   poolQueue?: PoolQueue;
 }
 
-/** Grace period for Chromium to exit after `Browser.close` before it is killed. */
+/**
+ * Grace period for Chromium to exit after `Browser.close` before it is killed
+ * (docs/chromium_notes.md#a-frozen-browser-never-answers-its-close).
+ */
 const CLOSE_GRACE_MS = 3_000;
 
 /** A connected browser with the job's tabs. */
@@ -127,6 +130,8 @@ export class Browser implements AsyncDisposable {
       const connection = options.browserUrl !== undefined && options.poolQueue
         ? await connectQueued(endpoint, options.poolQueue, {
           ...stop,
+          // A pool ends sessions by itself (docs/chromium_notes.md#browserless-ends-a-session-at-its-timeout,
+          // docs/chromium_notes.md#browserless-closes-the-browser-on-a-file-request).
           closedReason: `the browser pool at ${redactSecrets(endpoint)} closed the session (a pool ends a ` +
             "session at its time limit, timeout= in the URL; or it restarted, its browser crashed, or the host " +
             "behind a balancer went down)",
@@ -146,10 +151,13 @@ export class Browser implements AsyncDisposable {
           Tab.open(connection, {
             onDialog: (message) => options.onDialog(message, index),
             policy,
+            // A loaded host can be slow to set a tab up while the browser still starts
+            // (docs/chromium_notes.md#a-loaded-host-slows-a-tabs-set-up).
             setupMs: options.startTimeoutMs,
             ...(existingTarget === undefined ? {} : { existingTarget }),
           });
-        // A browser this job started opened a blank tab by itself: the job's first tab, saving a renderer.
+        // A browser this job started opened a blank tab by itself: the job's first tab, saving a renderer
+        // (docs/chromium_notes.md#what-a-tab-a-session-and-a-browser-cost).
         const tabs = [await openTab(0, ownsBrowser ? await firstBlankTab(connection) : undefined)];
         for (let index = 1; index < (options.tabs ?? 1); index++) tabs.push(await openTab(index));
         const browser = new Browser(process, connection, tabs, openTab);
@@ -198,7 +206,8 @@ export class Browser implements AsyncDisposable {
       );
     }
     // A browser that did not agree to close (crashed, frozen) would only wait out the grace period. The
-    // process goes first: a dead browser's socket closes at once, a frozen one never answers its close.
+    // process goes first: a dead browser's socket closes at once, a frozen one never answers its close
+    // (docs/chromium_notes.md#a-frozen-browser-never-answers-its-close).
     await this.#process?.close(closing ? CLOSE_GRACE_MS : 0);
     await this.#connection.close();
   }
@@ -211,7 +220,8 @@ export class Browser implements AsyncDisposable {
 
 /**
  * The blank tab a freshly started Chromium opens (it is given `about:blank` on its command line): using it
- * instead of creating a second tab saves a renderer process (~110 MB summed RSS) and ~20 ms of start-up.
+ * instead of creating a second tab saves a renderer
+ * (docs/chromium_notes.md#what-a-tab-a-session-and-a-browser-cost).
  */
 async function firstBlankTab(connection: CdpConnection): Promise<string | undefined> {
   const { targetInfos } = await connection.send("Target.getTargets", {}, SMALL_CALL_MS);

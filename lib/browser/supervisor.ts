@@ -1,8 +1,9 @@
 /**
- * Keeps one browser for a whole run and replaces what dies: a tab whose renderer crashed or whose page stopped
- * answering, or the whole browser when it is gone. So a crash costs the rows that were really in it, not the
- * next row nor the rest of the file. Each row works in a tab of its own for as long as it runs: one tab by
- * default, one per row in progress under `--concurrency`.
+ * Keeps one browser for a whole run, since a reused browser does not grow
+ * (docs/chromium_notes.md#no-memory-growth-over-a-long-run), and replaces what dies: a tab whose renderer
+ * crashed or whose page stopped answering, or the whole browser when it is gone. So a crash costs the rows
+ * that were really in it, not the next row nor the rest of the file. Each row works in a tab of its own for
+ * as long as it runs: one tab by default, one per row in progress under `--concurrency`.
  *
  * @module
  */
@@ -74,7 +75,8 @@ export class BrowserSupervisor implements AsyncDisposable {
    * row in progress, `BrowserOptions.tabs`); then tells `use` what the tab refused. When `work` fails, the
    * tab is proven healthy or replaced before another row gets it, and the browser is replaced when it is gone
    * (once for all the rows that were using it); the other tabs' rows go on. A failure that was the first sign
-   * of the tab's crash is rethrown as the crash ({@linkcode TabGoneError}, the failure as its cause).
+   * of the tab's crash is rethrown as the crash ({@linkcode TabGoneError}, the failure as its cause;
+   * docs/chromium_notes.md#a-renderer-crash-is-told-after-the-failed-call).
    */
   async withTab<T>(use: TabUse, work: (tab: Tab) => Promise<T>): Promise<T> {
     const { generation, index } = await this.#lend(use);

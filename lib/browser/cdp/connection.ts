@@ -1,6 +1,7 @@
 /**
  * The DevTools connection: chrome-remote-interface with a deadline on every call, and a "gone" signal
- * that fails every pending call at once when the socket closes or the page's renderer crashes.
+ * that fails every pending call at once when the socket closes or the page's renderer crashes. CDP itself
+ * has no deadlines (docs/chromium_notes.md#calls-that-are-never-answered).
  *
  * @module
  */
@@ -11,7 +12,10 @@ import { BrowserGoneError, BrowserLaunchError, CdpTimeoutError, errorText } from
 import { Lifeline } from "./lifeline.ts";
 import { redactSecrets } from "../../redact.ts";
 
-/** How long closing the connection waits for the other end to confirm. */
+/**
+ * How long closing the connection waits for the other end to confirm
+ * (docs/chromium_notes.md#a-frozen-browser-never-answers-its-close).
+ */
 const CLOSE_HANDSHAKE_MS = 1_000;
 
 /** The part of chrome-remote-interface's client that capture-jobs uses (the package ships no types). */
@@ -22,9 +26,9 @@ interface CriClient {
   close(): Promise<void>;
   /**
    * Internals of chrome-remote-interface 0.34 (pinned in deno.json): the id the next call gets, and each
-   * call's callback by id until its answer arrives. A call the browser never answers (one sent to a frame's
-   * session that went away meanwhile; tests/browser/cdp/connection_memory_test.ts) would keep its callback, and
-   * everything it holds, for the connection's life: its callback is dropped once its deadline has passed.
+   * call's callback by id until its answer arrives. A call the browser never answers would keep its callback,
+   * and everything it holds, for the connection's life, so it is dropped once its deadline has passed
+   * (docs/chromium_notes.md#calls-that-are-never-answered; tests/browser/cdp/connection_memory_test.ts).
    */
   _nextCommandId?: number;
   _callbacks?: Record<number, unknown>;
@@ -235,7 +239,7 @@ export class CdpConnection {
 
   /**
    * Starts waiting for the next `method` event now, so an event fired by a command sent afterwards is
-   * never missed.
+   * never missed (docs/chromium_notes.md#listen-before-navigating).
    */
   waitFor<E extends CdpEvent>(
     method: E,

@@ -1,6 +1,7 @@
 /**
  * Reading a DevTools stream (`IO.read`), as `Page.printToPDF` hands a PDF back with `ReturnAsStream`: chunk by
- * chunk, so a large PDF never travels in one WebSocket message nor sits whole in memory.
+ * chunk, so a large PDF never travels in one WebSocket message nor sits whole in memory
+ * (docs/chromium_notes.md#printtopdf-stream-not-base64).
  *
  * @module
  */

@@ -1,6 +1,7 @@
 /**
  * The life of something calls depend on (a browser's DevTools connection, one tab): once it ends, every call
- * it guards fails at once with the reason, instead of waiting out its deadline.
+ * it guards fails at once with the reason, instead of waiting out its deadline
+ * (docs/chromium_notes.md#calls-that-are-never-answered).
  *
  * @module
  */

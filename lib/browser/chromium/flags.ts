@@ -25,7 +25,8 @@ export interface ChromiumFlagOptions {
  */
 export function chromiumFlags(options: ChromiumFlagOptions): string[] {
   return [
-    // Let the OS pick the port and read it back from stderr: no clashes between parallel jobs.
+    // Let the OS pick the port and read it back from stderr: no clashes between parallel jobs
+    // (docs/chromium_notes.md#chromiums-stderr-must-be-drained).
     "--remote-debugging-port=0",
     // DevTools gives full control of the browser: never listen beyond loopback.
     "--remote-debugging-address=127.0.0.1",
@@ -48,13 +49,16 @@ export function chromiumFlags(options: ChromiumFlagOptions): string[] {
     "--metrics-recording-only",
     "--disable-breakpad",
     "--mute-audio",
-    // Small /dev/shm in containers crashes renderers; memfd-backed Chromium loses nothing by this.
+    // Small /dev/shm in containers crashes renderers; memfd-backed Chromium loses nothing by this
+    // (docs/chromium_notes.md#debians-launcher-script-and-shared-memory).
     "--disable-dev-shm-usage",
-    // A tab printed by a cron job is never "visible": keep its timers and rendering at full speed.
+    // A tab printed by a cron job is never "visible": keep its timers and rendering at full speed. They
+    // do not make a hidden tab draw (docs/chromium_notes.md#hidden-tabs-draw-no-frames).
     "--disable-renderer-backgrounding",
     "--disable-background-timer-throttling",
     "--disable-backgrounding-occluded-windows",
-    // A slow print must not be killed as a hung renderer.
+    // A slow print must not be killed as a hung renderer
+    // (docs/chromium_notes.md#a-long-page-prints-for-tens-of-seconds).
     "--disable-hang-monitor",
     // Never ask the keyring for a password on a headless host.
     "--password-store=basic",

@@ -6,8 +6,9 @@
 import { BrowserLaunchError } from "../../errors.ts";
 
 /**
- * Where Chrome or Chromium usually lives, best first. Debian's `/usr/bin/chromium` is a shell wrapper
- * that adds flags and a stray stderr line; its real binary is preferred.
+ * Where Chrome or Chromium usually lives, best first. Debian's `/usr/bin/chromium` is a shell wrapper that
+ * adds flags and a stray stderr line, so its real binary comes first
+ * (docs/chromium_notes.md#debians-launcher-script-and-shared-memory).
  */
 export const CHROMIUM_LOCATIONS: readonly string[] = [
   "/usr/lib/chromium/chromium",

@@ -1,6 +1,7 @@
 /**
- * Starting and stopping a local Chromium process: its own process group, tied to the job's life, its
- * stderr drained for its whole life with the last lines kept for error messages.
+ * Starting and stopping a local Chromium process: its own process group, tied to the job's life
+ * (docs/chromium_notes.md#chromium-does-not-die-with-its-parent), its stderr drained for its whole life with
+ * the last lines kept for error messages (docs/chromium_notes.md#chromiums-stderr-must-be-drained).
  *
  * @module
  */
@@ -25,6 +26,7 @@ export interface ChromiumLaunchOptions {
   stop?: AbortSignal;
 }
 
+/** Chromium's only word on the port it picked (docs/chromium_notes.md#chromiums-stderr-must-be-drained). */
 const DEVTOOLS_LINE = /^DevTools listening on (ws:\/\/\S+)/;
 const STDERR_LINES_KEPT = 20;
 /**
@@ -32,7 +34,10 @@ const STDERR_LINES_KEPT = 20;
  * process holding the pipe is gone).
  */
 const STDERR_DRAIN_ON_EXIT_MS = 1_000;
-/** Ties the browser to the job: the kernel kills it when the job process dies, even by SIGKILL. */
+/**
+ * Ties the browser to the job: the kernel kills it when the job process dies, even by SIGKILL
+ * (docs/chromium_notes.md#chromium-does-not-die-with-its-parent).
+ */
 const PARENT_DEATH_WRAPPER = "/usr/bin/setpriv";
 
 /** A running Chromium process. `close()` is idempotent and always leaves nothing behind. */

@@ -9,8 +9,8 @@
 export const RUN_FOLDER_PREFIX = "cjob-";
 const OWNER_FILE = "owner.pid";
 /**
- * Chromium's singleton socket lands at `<run folder>/t/org.chromium.Chromium.XXXXXX/SingletonSocket`
- * (46 more bytes) and Chromium aborts when a socket path passes 107 bytes.
+ * Chromium's singleton socket lands 46 bytes below the run folder, and Chromium aborts when a socket path
+ * passes 107 bytes (docs/chromium_notes.md#the-run-folder-socket-path-and-leftovers).
  */
 const MAX_RUN_FOLDER_LENGTH = 107 - 46;
 
@@ -41,7 +41,7 @@ export async function createRunFolder(): Promise<RunFolder> {
 
 /** Removes a run folder; a folder that is already gone is fine. */
 export async function removeRunFolder(path: string): Promise<void> {
-  // Chromium's helpers may still write for a moment after the browser exits: retry once.
+  // Chromium's helpers may still write for a moment after the browser exits: try up to three times.
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       await Deno.remove(path, { recursive: true });

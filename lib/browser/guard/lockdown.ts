@@ -24,13 +24,15 @@ export interface JobTabs {
 }
 
 /**
- * Locks the browser down for the job's tabs, before they load anything:
+ * Locks the browser down for the job's tabs, before they load anything
+ * (docs/chromium_notes.md#popups-downloads-and-permissions):
  * - windows the tabs' pages open (`window.open`, `target=_blank`) are closed as soon as they appear, so
  *   they are never printed and cost nothing; in a browser the job started, every page but the tabs is one;
  * - downloads are refused, so a page writes nothing anywhere;
  * - every permission is denied without a prompt (there is nobody to answer one, not even with `--visible`).
  *
- * Each refusal is counted on the tab it came from (the first tab when that is unknown), for the row's log line.
+ * Each refusal is counted on the tab it came from (the first tab when that is unknown), for the row's log
+ * line.
  *
  * @param ownsBrowser true for a browser the job started (nothing else runs in it); false when attached.
  */

@@ -1,8 +1,8 @@
 /**
  * Treats every page as hostile: each request of the tab's documents that the URL policy could refuse is
  * paused and decided by it before anything is read, local files included; the tab's own document changes
- * only when the job navigates it. Chromium's defaults let a `file:` page frame, embed or navigate to any other local file
- * (measured: `../shared/notes/hostile-pages.md`), so this is the only line of defence for Job B's report.
+ * only when the job navigates it. Chromium lets a `file:` page reach any other local file, so this is the
+ * only line of defence for Job B's report (docs/chromium_notes.md#what-a-file-page-can-reach).
  *
  * @module
  */
@@ -54,9 +54,14 @@ export class PageGuard {
   /**
    * Starts deciding the requests of one session: the tab's own (`"tab"`), or an out-of-process frame's
    * (`"frame"`: its subresources and its later navigations are paused in its own session, its first
-   * document in its parent's). A frame's session never holds the top frame, so it pauses only what the
-   * policy can refuse there ({@linkcode UrlPolicy.frameInterceptPatterns}). Listens first, then asks
-   * Chromium to pause, so no request is missed. Returns how to stop listening, and the `Fetch.enable` call (within `timeoutMs`).
+   * document in its parent's:
+   * docs/chromium_notes.md#out-of-process-frame-navigations-start-in-the-parents-session). A frame's session
+   * never holds the top frame, so it pauses only what the policy can refuse there
+   * ({@linkcode UrlPolicy.frameInterceptPatterns};
+   * docs/chromium_notes.md#a-frames-session-never-holds-the-top-frame).
+   * Listens first, then asks Chromium to pause, so no request is missed
+   * (docs/chromium_notes.md#listen-before-navigating). Returns how to stop listening, and the `Fetch.enable`
+   * call (within `timeoutMs`).
    */
   enable(
     sessionId: string,
@@ -117,7 +122,8 @@ export class PageGuard {
 
   /**
    * Throws when the top frame no longer shows the document the job loaded: a navigation that needs no
-   * request (`about:blank`, a `javascript:` URL) cannot be paused, only found out before printing.
+   * request (`about:blank`, a `javascript:` URL) cannot be paused, only found out before printing
+   * (docs/chromium_notes.md#navigations-that-need-no-request).
    */
   assertShowsJobPage(): void {
     const shown = this.#shown;
@@ -151,7 +157,8 @@ export class PageGuard {
     if (topDocument) {
       const navigation = this.#jobNavigationOf(params, url);
       if (navigation === undefined) {
-        // The page tried to leave (script, refresh, form, link): cancelled, the tab keeps its document.
+        // The page tried to leave (script, refresh, form, link): cancelled, the tab keeps its document
+        // (docs/chromium_notes.md#failing-a-paused-request-blockedbyclient-and-aborted).
         return this.#refuse(sessionId, params.requestId, url, "Aborted");
       }
       allowed = (isLocalFile(url) && withoutFragment(url) === navigation.url) || !this.#policy.refuses(url);
@@ -164,7 +171,10 @@ export class PageGuard {
       .catch(() => {});
   }
 
-  /** The job's navigation when this top-frame request is it or one of its redirects (each has an id of its own). */
+  /**
+   * The job's navigation when this top-frame request is it or one of its redirects (each has an id of its
+   * own).
+   */
   #jobNavigationOf(
     params: { requestId: string; redirectedRequestId?: string },
     url: string,

@@ -1,7 +1,8 @@
 /**
  * Which URLs the browser may request, like Gotenberg's allow and deny lists: the operator's `--allow-url`
- * and `--deny-url` expressions on top of a default that refuses every local file. The one local file a tab
- * may load, the row's own report, is admitted by the tab itself (see `lib/browser/guard/page_guard.ts`), never here.
+ * and `--deny-url` expressions on top of a default that refuses every local file
+ * (docs/chromium_notes.md#what-a-file-page-can-reach). The one local file a tab may load, the row's own
+ * report, is admitted by the tab itself (see `lib/browser/guard/page_guard.ts`), never here.
  *
  * @module
  */
@@ -61,7 +62,8 @@ export class UrlPolicy {
 
   /**
    * Which requests the browser must pause for a decision: all of them once the operator gave a list, else
-   * only those the default policy can refuse.
+   * only those the default policy can refuse: every pause is a round trip
+   * (docs/chromium_notes.md#the-cost-of-request-interception).
    */
   get interceptPatterns(): readonly InterceptPattern[] {
     return this.#hasLists ? EVERY_REQUEST : FILES_AND_DOCUMENTS;
@@ -70,7 +72,8 @@ export class UrlPolicy {
   /**
    * The same for the session of an out-of-process frame, which never holds the tab's top frame: there the
    * default policy refuses local files only, so documents of other schemes (the frame's own navigations,
-   * its child frames) need no pause. With the operator's lists, every request still is.
+   * its child frames) need no pause. With the operator's lists, every request still is
+   * (docs/chromium_notes.md#a-frames-session-never-holds-the-top-frame).
    */
   get frameInterceptPatterns(): readonly InterceptPattern[] {
     return this.#hasLists ? EVERY_REQUEST : FILES;

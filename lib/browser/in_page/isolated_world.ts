@@ -1,12 +1,12 @@
 /**
  * Running a function in a document's isolated world (`Page.createIsolatedWorld`): a world that shares the
  * page's DOM and none of its JavaScript, so a page that replaces `Promise`, `setTimeout`, `document.fonts`,
- * `MutationObserver` or `IntersectionObserver` changes nothing for the function. The waits before a print run
+ * `MutationObserver` or `IntersectionObserver` changes nothing for the function
+ * (docs/chromium_notes.md#an-isolated-world-shares-the-dom-not-the-scripts). The waits before a print run
  * there (`ready/font_wait.ts`, `ready/readiness_wait.ts`).
  *
  * A tab's worlds are asked for as soon as each document commits ({@linkcode IsolatedWorlds.committed}), while
- * the document still loads, so that the wait before a print costs one call per document instead of two (the
- * world's making was half the font wait of a Job A row at `--pause-scale=0`).
+ * the document still loads, so that the wait before a print costs one call per document instead of two.
  *
  * @module
  */
@@ -40,8 +40,8 @@ export class IsolatedWorlds {
   /**
    * Frame `frameId`, reached through `sessionId`, committed a new document: its world is asked for now. Only
    * a world the browser has made by the time it is used is used: asked for this early, the call is at times
-   * never answered (measured: in 4 of 14 Job A rows, for the page or the frame, the call sent on the
-   * document's `Page.frameNavigated` had no answer within 4.5 s), and a use then makes its own.
+   * never answered, and a use then makes its own
+   * (docs/chromium_notes.md#a-world-asked-for-at-commit-may-never-come).
    */
   committed(frameId: string, sessionId: string): void {
     const world: { sessionId: string; contextId?: number } = { sessionId };

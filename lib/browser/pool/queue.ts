@@ -1,8 +1,9 @@
 /**
  * Connecting to a browser pool that queues: while all its browsers are busy, browserless holds the
- * WebSocket upgrade without any answer until a session ends (measured with 2.42.0), so the connection itself
- * is the wait in the queue. This gives it its own deadline, tells the log when the job is queued and when it
- * got its browser, and ends the wait at once on a stop, the run's stop file included.
+ * WebSocket upgrade without any answer until a session ends, so the connection itself is the wait in the
+ * queue (docs/chromium_notes.md#browserless-holds-the-upgrade-while-it-queues). This gives it its own
+ * deadline, tells the log when the job is queued and when it got its browser, and ends the wait at once on a
+ * stop, the run's stop file included.
  *
  * @module
  */

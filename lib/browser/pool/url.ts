@@ -3,8 +3,9 @@
  * (`ws://host:port/devtools/browser/<id>`) is used exactly as given. Any other address is a browser pool's
  * (browserless: `ws://host:3000/?token=…`, `/chromium?token=…`), which starts a browser per connection,
  * queues connections while all its browsers are busy and ends each session at a time limit of its own (30 s
- * by default) unless the URL asks for another with `timeout=` (milliseconds; 0 for none). The job adds
- * `timeout=` for the length of a run when the URL has none.
+ * by default) unless the URL asks for another with `timeout=` (milliseconds; 0 for none)
+ * (docs/chromium_notes.md#browserless-ends-a-session-at-its-timeout). The job adds `timeout=` for the length
+ * of a run when the URL has none.
  *
  * @module
  */
@@ -27,8 +28,7 @@ export interface BrowserEndpoint {
 /**
  * What the job connects to for `browserUrl`: a pool's address without `timeout=` gets
  * `timeout=`{@linkcode POOL_SESSION_TIMEOUT_MS}; everything else is left exactly as given. (Chrome itself
- * ignores a query on its `/devtools/browser/<id>` address, measured with Chromium 156, but the job does not
- * rely on that.)
+ * ignores a query on its `/devtools/browser/<id>` address, but the job does not rely on that.)
  *
  * @example
  * ```ts

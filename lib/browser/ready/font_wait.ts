@@ -1,16 +1,14 @@
 /**
- * Waiting for a page's web fonts before it is printed: until no font face is loading in the page and in each of
- * its frames (an out-of-process one through its own session), all at once, within one deadline.
+ * Waiting for a page's web fonts before it is printed: until no font face is loading in the page and in each
+ * of its frames (an out-of-process one through its own session), all at once, within one deadline. A font
+ * that text asks for after `load` holds nothing, and the print waits for it only briefly
+ * (docs/chromium_notes.md#late-web-fonts-and-the-print). A wait that runs out is no failure: the page is
+ * printed with the fonts that arrived. A document still loading (its load wait ran out) is waited for only
+ * for the fonts it is loading.
  *
- * Why: a font asked for while the page loads holds its `load` event, but one asked for later (text a script
- * adds after load) holds nothing, and `Page.printToPDF` waits for it at most 2 s before it prints the
- * fallback font (measured, Chromium 156; in an out-of-process frame the text is even left out while its font
- * loads). A wait that runs out is no failure: the page is printed with the fonts that arrived. A document
- * still loading (its load wait ran out) is waited for only for the fonts it is loading.
- *
- * The wait runs in an isolated world of each document (`isolated_world.ts`): a page that replaces
- * `document.fonts`, `Promise` or `setTimeout`, or makes `document.fonts.ready` a promise that never settles,
- * changes nothing for it.
+ * The wait runs in an isolated world of each document: a page that replaces `document.fonts`, `Promise` or
+ * `setTimeout` changes nothing for it
+ * (docs/chromium_notes.md#an-isolated-world-shares-the-dom-not-the-scripts).
  *
  * @module
  */

@@ -11,8 +11,9 @@
  * - and no request started meanwhile; otherwise it all starts again.
  *
  * The document checks run in an isolated world (`isolated_world.ts`), the request count comes from the
- * browser's events: a page that replaces `fetch`, `XMLHttpRequest`, `IntersectionObserver`,
- * `MutationObserver` or `setTimeout` can neither fake readiness nor hold the wait past its deadline.
+ * browser's events: a page that replaces `fetch`, `XMLHttpRequest`, the observers or `setTimeout` can neither
+ * fake readiness nor hold the wait past its deadline
+ * (docs/chromium_notes.md#an-isolated-world-shares-the-dom-not-the-scripts).
  *
  * @module
  */
@@ -24,17 +25,15 @@ import { CdpTimeoutError } from "../../errors.ts";
 import { sleep } from "../../timings.ts";
 
 /**
- * How long no request may have been in flight. Measured on this project's 2-core host at a load average of
- * 40 (the sandbox's STEPWISE page, 30 steps): between the answer to one request
- * of a chain and the next request, 21 ms at least, 91 ms in the median, 231 ms at most; a page polling every
- * 200 ms, 169–232 ms between polls. 400 ms leaves the slowest chain gap seen 1.7 times over, and costs a
- * quiet page little more than that once.
+ * How long no request may have been in flight: 1.7 times the slowest gap seen between the requests of a
+ * chain, which a quiet page pays about once (docs/chromium_notes.md#the-readiness-waits-quiet-windows).
  */
 export const NETWORK_QUIET_MS = 400;
 
 /**
  * How long a document's content (its nodes and text; not attributes, which animations change all the time)
- * must not have changed. A clock ticking each second still lets the wait end between two ticks.
+ * must not have changed. A clock ticking each second still lets the wait end between two ticks
+ * (docs/chromium_notes.md#the-readiness-waits-quiet-windows).
  */
 export const DOM_QUIET_MS = 300;
 
@@ -46,7 +45,7 @@ const MAX_SCROLL_STEPS = 40;
 
 /**
  * How long a scrolled document may take to draw its next frame before the scroll is given up. A visible page
- * draws one every 16 ms or so; a hidden one never does (`tab/session.ts` keeps the job's tabs visible).
+ * draws one every 16 ms or so; a hidden one never does (docs/chromium_notes.md#hidden-tabs-draw-no-frames).
  */
 export const FRAME_MS = 1_000;
 

@@ -1,8 +1,8 @@
 /**
- * The requests of a tab's documents in flight, from the browser's `Network.*` events on the tab's session and
- * on each out-of-process frame's: what the readiness wait (`ready/readiness_wait.ts`) asks "has the network been quiet
- * for a while?". The events come from the browser, so a page that replaces `fetch` or `XMLHttpRequest`
- * cannot hide a request or fake the end of one.
+ * The requests of a tab's documents in flight, from the browser's `Network.*` events on the tab's session
+ * and on each out-of-process frame's: what the readiness wait (`ready/readiness_wait.ts`) asks "has the
+ * network been quiet for a while?". The events come from the browser, so a page that replaces `fetch` or
+ * `XMLHttpRequest` cannot hide a request or fake the end of one.
  *
  * Requests that are long-lived by nature stop counting: an EventSource or a WebSocket from its start, any
  * other request once it has been open {@linkcode LONG_REQUEST_MS} (a long poll, a stream), so a page that
@@ -15,9 +15,8 @@ import { SMALL_CALL_MS } from "../../timings.ts";
 
 /**
  * After this long in flight a request is taken for a long poll or a stream and no longer holds the page's
- * readiness. A page's own requests on the sandbox take a few milliseconds, a slow API a few hundred; a long
- * poll is held for tens of seconds. A slower answer that the page waits for is waited for only while the
- * page shows other activity (see docs/guide.md, "Readiness").
+ * readiness (docs/chromium_notes.md#the-readiness-waits-quiet-windows). A slower answer that the page waits
+ * for is waited for only while the page shows other activity (see docs/guide.md, "Readiness").
  */
 export const LONG_REQUEST_MS = 1_000;
 
@@ -53,11 +52,9 @@ export interface NetworkState {
 export class RequestTracker {
   readonly #connection: Pick<CdpConnection, "on" | "send">;
   /**
-   * By request id, whichever of the tab's sessions told of it: the navigation of an out-of-process frame its
-   * parent starts is told to the parent's session, and its end to the frame's own (measured, Chromium 150:
-   * keyed by session, each frame the page itself starts stayed open until it counted as long-lived, a second
-   * of every wait for it). The browser makes request ids unique across processes (a renderer's start with its
-   * process id; a navigation's is its loader id).
+   * By request id, whichever of the tab's sessions told of it: the navigation of an out-of-process frame
+   * starts in its parent's session and ends in the frame's own, and request ids are unique across processes
+   * (docs/chromium_notes.md#out-of-process-frame-navigations-start-in-the-parents-session).
    */
   readonly #open = new Map<string, OpenRequest>();
   #lastChange = performance.now();
@@ -72,7 +69,8 @@ export class RequestTracker {
   /**
    * Follows the requests of session `sessionId` (the tab's or an out-of-process frame's). Listens first, then
    * switches the session's network events on (without keeping any response body: nothing reads them), so no
-   * request is missed. Returns how to stop, and the `Network.enable` call.
+   * request is missed (docs/chromium_notes.md#listen-before-navigating). Returns how to stop, and the
+   * `Network.enable` call.
    */
   follow(sessionId: string): { off: () => void; enabled: Promise<unknown> } {
     const connection = this.#connection;

@@ -3,7 +3,7 @@
  * round trip is needed to know where a frame is. In-process frames report through the tab's session;
  * out-of-process (OOPIF) frames (another site in an iframe) become sessions of their own, attached held at
  * their start (`waitForDebuggerOnStart`) until the tracker has guarded and followed them, and their own
- * OOPIF frames attach under them in turn.
+ * OOPIF frames attach under them in turn (docs/chromium_notes.md#out-of-process-frames-in-print).
  *
  * @module
  */
@@ -14,7 +14,10 @@ import { SMALL_CALL_MS } from "../../timings.ts";
 /** Run in a frame: its address once its document has loaded. */
 const FRAME_ADDRESS_ONCE_LOADED = `document.readyState === "complete" ? location.href :
   new Promise((resolve) => addEventListener("load", () => resolve(location.href), { once: true }))`;
-/** What Chromium shows in a frame whose document could not be loaded (refused, framing denied, …). */
+/**
+ * What Chromium shows in a frame whose document could not be loaded (refused, framing denied, …); its `load`
+ * fires all the same (docs/chromium_notes.md#a-frames-load-fires-for-error-pages-too).
+ */
 const ERROR_PAGE_URL = "chrome-error://chromewebdata/";
 /**
  * Out-of-process (OOPIF) frames become sessions of their own, attached held at their start
@@ -66,7 +69,8 @@ export class FrameTracker {
   /**
    * Each move of a child frame into a process of its own shows twice: the page reports the frame swapped out,
    * and the frame's own session attaches, in either order. Per frame id: `true` for a move the page reported
-   * before its session attached, or how to tell the session that attached first that the page has now.
+   * before its session attached, or how to tell the session that attached first that the page has now
+   * (docs/chromium_notes.md#a-frame-swap-is-reported-twice-in-either-order).
    */
   readonly #swaps = new Map<string, true | (() => void)>();
 
@@ -136,9 +140,9 @@ export class FrameTracker {
     const connection = this.#connection;
     return connection.on("Target.attachedToTarget", (params) => {
       const sessionId = params.sessionId;
-      // Only a target held at its start (`waitForDebuggerOnStart`) is released: sent to one that was not held
-      // (measured: an error page arriving committed, on a loaded host), the release can stay unanswered for
-      // good.
+      // Only a target held at its start (`waitForDebuggerOnStart`) is released: sent to one that was not
+      // held, the release can stay unanswered for good
+      // (docs/chromium_notes.md#releasing-a-target-that-was-not-held).
       const held = params.waitingForDebugger === true;
       const release = () => connection.send("Runtime.runIfWaitingForDebugger", {}, SMALL_CALL_MS, sessionId);
       if (params.targetInfo.type !== "iframe") {
@@ -158,7 +162,8 @@ export class FrameTracker {
         off();
       }, parentSessionId);
       if (held) {
-        // The frame's own requests (its subresources; its document was decided in its parent's session) are
+        // The frame's own requests (its subresources; its document was decided in its parent's session:
+        // docs/chromium_notes.md#out-of-process-frame-navigations-start-in-the-parents-session) are
         // paused from its first one, its own OOPIF frames are attached held, and once its events are on every
         // later change is reported. All go out at once and the session handles them in order, so the
         // release comes last: a frame held for the debugger may not answer the others before it runs.
@@ -174,8 +179,9 @@ export class FrameTracker {
       }
       // One that was not held arrived with its document committed (often an error page): wait in it for its
       // load and read where it is. Not before the page has reported the frame's move: a command sent to the
-      // new session earlier is, on a loaded host, sometimes dropped and never answered (measured: 8 of 40
-      // frames; none of 80 when sent after the move). Its later requests are guarded from then on.
+      // new session earlier can be dropped and never answered
+      // (docs/chromium_notes.md#commands-dropped-before-an-out-of-process-frame-swap). Its later requests are
+      // guarded from then on.
       const requested = params.targetInfo.url;
       swapped
         .then(() => {

@@ -1,18 +1,9 @@
 /**
- * The `load` of the document one navigation of a tab brings. Chromium's `Page.loadEventFired` names no
- * document, and the document being replaced keeps running until the new one commits:
- * - its `load` can arrive after the next navigation began (a page that sent itself to `about:blank` just
- *   after its own load made the next row's navigation return at once, before its page had loaded: 5 of 10
- *   tries, measured). So a load counts only once the navigation's own document (its loader id, from
- *   `Page.navigate`) has committed in the top frame;
- * - a navigation it starts while the job's is in flight (its timer sending it to `about:blank`) is not
- *   cancelled by the job's, and can commit just after the job's document, replacing it (2 of 40 tries on a
- *   loaded host). Such a navigation began before the job's document committed: the wait then ends as
- *   `"replaced"`, and the caller navigates again.
- *
- * A navigation the job's own document starts (it began after that document committed) is the page's doing:
- * its load ends the wait, and the print refuses the page (`PageGuard.assertShowsJobPage`). So does a stale
- * one in a browser without the (experimental) `Page.frameStartedNavigating` event, which cannot be told apart.
+ * The `load` of the document one navigation of a tab brings. `Page.loadEventFired` names no document, so a
+ * load counts only once the navigation's own document (its loader id) has committed in the top frame
+ * (docs/chromium_notes.md#a-stale-load-after-a-self-navigation). A navigation the old page began before that
+ * commit, and committed after it, ends the wait as `"replaced"`
+ * (docs/chromium_notes.md#a-navigation-the-old-page-began-can-win).
  *
  * @module
  */
@@ -38,8 +29,8 @@ export class LoadWait {
   readonly #offs: (() => void)[];
 
   /**
-   * Starts listening to the tab's session `sessionId` (call it before sending the navigation: a fast load
-   * can fire before `Page.navigate` returns); the whole load must happen within `timeoutMs` from now.
+   * Starts listening to the tab's session `sessionId` (call it before sending the navigation:
+   * docs/chromium_notes.md#listen-before-navigating); the whole load must happen within `timeoutMs` from now.
    */
   constructor(connection: CdpConnection, sessionId: string, timeoutMs: number) {
     this.#offs = [

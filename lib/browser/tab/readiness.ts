@@ -1,7 +1,7 @@
 /**
- * One tab's `--wait-until=ready` (`ready/readiness_wait.ts`): the requests of its documents followed from the first wait on
- * (its own session's and every out-of-process frame's, a frame attached later included), and the wait itself,
- * ended with the tab.
+ * One tab's `--wait-until=ready` (`ready/readiness_wait.ts`): the requests of its documents followed from the
+ * first wait on (its own session's and every out-of-process frame's, a frame attached later included), and
+ * the wait itself, ended with the tab.
  *
  * @module
  */

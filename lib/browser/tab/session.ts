@@ -26,8 +26,8 @@ export class TabSession {
   constructor(connection: CdpConnection, id: string) {
     this.#connection = connection;
     this.id = id;
-    // The crash notice can come after the reply of the call the crash failed (a print answers "Printing
-    // failed" first, measured): the last activity is kept, so the reason still says what was going on.
+    // The crash notice can come after the failed call's reply: the last activity is kept, so the reason still
+    // says what was going on (docs/chromium_notes.md#a-renderer-crash-is-told-after-the-failed-call).
     this.on("Inspector.targetCrashed", () => {
       const during = this.#activity === undefined ? "" : ` while ${this.#activity}`;
       this.#life.end(`the page's renderer crashed${during}`);
@@ -38,11 +38,9 @@ export class TabSession {
   }
 
   /**
-   * Attaches to tab `existingTarget`, or to a new blank tab in a window of its own; returns its session and its
-   * target id. A window of its own keeps every tab visible: of the tabs that share a window only the last one
-   * opened is (measured, Chromium 150 headless), and a hidden page draws no frames, so neither
-   * `requestAnimationFrame` nor a page's `IntersectionObserver` ever fires in it (lazy images stay unasked for,
-   * the readiness wait's scroll stalls).
+   * Attaches to tab `existingTarget`, or to a new blank tab in a window of its own; returns its session and
+   * its target id. A window of its own keeps every tab visible, and a hidden tab draws no frames
+   * (docs/chromium_notes.md#hidden-tabs-draw-no-frames).
    */
   static async attach(
     connection: CdpConnection,
@@ -58,7 +56,8 @@ export class TabSession {
 
   /**
    * Dismisses every dialog the tab's pages open (alert, confirm, prompt: they would freeze the page), telling
-   * `onDialog`; leaving a page with a beforeunload handler still proceeds.
+   * `onDialog`; leaving a page with a beforeunload handler still proceeds
+   * (docs/chromium_notes.md#javascript-dialogs-freeze-the-page).
    */
   dismissDialogs(onDialog: (message: string) => void): void {
     this.on("Page.javascriptDialogOpening", (params) => {
@@ -74,8 +73,8 @@ export class TabSession {
 
   /**
    * Stops a load that ran past its deadline `timeout` (a server that never answers, a body that never ends).
-   * Chromium refuses that while the navigation is between two documents (measured on a loaded host: "Not
-   * attached to an active page"): the load then goes on, so the timeout stands, saying so.
+   * Chromium refuses that while the navigation is between two documents: the load then goes on, so the
+   * timeout stands, saying so (docs/chromium_notes.md#navigations-have-no-deadline-of-their-own).
    */
   async stopLoadingAfter(timeout: CdpTimeoutError): Promise<void> {
     try {
@@ -119,7 +118,8 @@ export class TabSession {
   /**
    * Whether the tab can take another row: undefined when its page answers a trivial script within
    * `timeoutMs`, else why not (its renderer crashed, its page stopped answering). Used after a failed row,
-   * whose failure may have been the first sign of a crash whose notice is still on its way.
+   * whose failure may have been the first sign of a crash whose notice is still on its way
+   * (docs/chromium_notes.md#a-renderer-crash-is-told-after-the-failed-call).
    */
   async health(timeoutMs: number): Promise<string | undefined> {
     try {

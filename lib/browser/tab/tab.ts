@@ -31,7 +31,10 @@ export interface TabOptions {
   policy: UrlPolicy;
   /** Attach to this existing blank tab (the one a browser this job started opened) instead of a new one. */
   existingTarget?: string;
-  /** Deadline of each call setting the tab up (10 s); a start gives its own (a loaded host took > 10 s). */
+  /**
+   * Deadline of each call setting the tab up (10 s); a start gives its own
+   * (docs/chromium_notes.md#a-loaded-host-slows-a-tabs-set-up).
+   */
   setupMs?: number;
 }
 
@@ -43,7 +46,7 @@ export interface PrintParams {
   paperHeight: number;
   /** Print background colours and images. */
   printBackground: boolean;
-  /** Tagged (accessible) PDF: several times larger and slower to print. */
+  /** Tagged (accessible) PDF: several times larger, slower (docs/chromium_notes.md#tagged-pdfs-by-default). */
   generateTaggedPDF: boolean;
   /** Let the page's CSS `@page` size win over the paper size. */
   preferCSSPageSize?: boolean;
@@ -100,9 +103,11 @@ export class Tab {
     await Promise.all([
       guarded.enabled,
       tab.#send("Page.enable", {}, setupMs),
+      // Tells a renderer crash (docs/chromium_notes.md#a-renderer-crash-is-told-after-the-failed-call).
       tab.#send("Inspector.enable", {}, setupMs),
       // Out-of-process frames (another site in an iframe) become sessions of their own: attach to them,
-      // held at their start until their events are switched on (see FrameTracker's attach handler).
+      // held at their start until their events are switched on (see FrameTracker's attach handler;
+      // docs/chromium_notes.md#out-of-process-frames-in-print).
       tab.#frames.autoAttach(sessionId, setupMs),
     ]);
     return tab;
@@ -156,13 +161,14 @@ export class Tab {
     const end = await this.#navigateOnce(url, timeoutMs);
     if (end !== "replaced") return end === "loaded";
     // The page it replaced had begun a navigation of its own (say to about:blank), which committed after the
-    // job's document: that page is gone now, so loading again shows the job's page.
+    // job's document: that page is gone now, so loading again shows the job's page
+    // (docs/chromium_notes.md#a-navigation-the-old-page-began-can-win).
     return await this.#navigateOnce(url, Math.max(0, timeoutMs - (performance.now() - started))) === "loaded";
   }
 
   async #navigateOnce(url: string, timeoutMs: number): Promise<LoadWaitEnd | "stopped"> {
-    // Listen before navigating (a fast file:// load can fire before Page.navigate returns); this one
-    // deadline runs for the whole load.
+    // Listen before navigating (docs/chromium_notes.md#listen-before-navigating); this one deadline runs for
+    // the whole load (docs/chromium_notes.md#navigations-have-no-deadline-of-their-own).
     this.#session.doing(`loading ${url}`);
     const load = new LoadWait(this.#connection, this.#session.id, timeoutMs);
     let result: CdpReturn<"Page.navigate">;
@@ -226,10 +232,14 @@ export class Tab {
     );
   }
 
-  /** Replaces the document of the tab with `html` (for a browser that cannot read the job's files). */
+  /**
+   * Replaces the document of the tab with `html`, for a browser that cannot read the job's files; such a
+   * document has no `file:` origin (docs/chromium_notes.md#what-a-file-page-can-reach).
+   */
   async setContent(html: string, timeoutMs: number): Promise<boolean> {
     this.#session.doing("loading the report");
     const { frameTree } = await this.#send("Page.getFrameTree", {}, SMALL_CALL_MS);
+    // Listen first (docs/chromium_notes.md#listen-before-navigating).
     const load = this.#connection.waitFor("Page.loadEventFired", timeoutMs, this.#session.id);
     await this.#send("Page.setDocumentContent", { frameId: frameTree.frame.id, html }, timeoutMs);
     this.#guard.contentSet(frameTree.frame);
@@ -256,6 +266,7 @@ export class Tab {
   ): Promise<void> {
     this.#guard.assertShowsJobPage();
     this.#session.doing("printing");
+    // A stream, never one base64 message (docs/chromium_notes.md#printtopdf-stream-not-base64).
     const { stream } = await this.#send(
       "Page.printToPDF",
       { ...params, transferMode: "ReturnAsStream" },
@@ -310,7 +321,11 @@ export class Tab {
     return this.#readiness.ready(timeoutMs);
   }
 
-  /** The frame element matched by `selector`, to point at another address (Job A's `pointFrameAt`). */
+  /**
+   * The frame element matched by `selector`, to point at another address (Job A's `pointFrameAt`, which
+   * need not wait for the point's answer:
+   * docs/chromium_notes.md#the-call-that-moves-a-frame-may-never-be-answered).
+   */
   frameElement(selector: string): FrameElement {
     return {
       owner: () => frameOwner(this.#send, selector),
