@@ -65,14 +65,18 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
     const tempFile = join(tmpdir(), tempHtmlFileName(config.jobId, index, row.containerNumber));
     await writeReportFile(tempFile, html);
     try {
+      // pathToFileURL encodes a `#` or `?` in the name
+      // (docs/chromium_notes.md#file-urls-need-percent-encoding).
       const loaded = config.browserUrl === undefined
         ? await tab.navigate(pathToFileURL(tempFile).href, timings.waitTimeoutMs)
-        // A remote browser cannot read this host's files: hand it the page itself.
+        // A remote browser cannot read this host's files: hand it the page itself
+        // (docs/chromium_notes.md#what-a-file-page-can-reach).
         : await tab.setContent(html, timings.waitTimeoutMs);
       if (!loaded) {
         logger.warn(`Row ${index}: the report did not finish loading; printing what arrived`);
       }
-      // After `load` the body exists: only a page that never finished loading needs the wait.
+      // After `load` the body exists: only a page that never finished loading needs the wait
+      // (docs/chromium_notes.md#navigations-have-no-deadline-of-their-own).
       if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
         logger.warn(`Row ${index}: no body element within the wait timeout`);
       }

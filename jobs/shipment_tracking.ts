@@ -60,7 +60,8 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
   /** Every fresh browser starts at the portal's root with the cookie banner accepted. */
   const openPortal = async (tab: Tab) => {
     const loaded = await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
-    // After `load` the body exists: only a page that never finished loading needs the wait.
+    // After `load` the body exists: only a page that never finished loading needs the wait
+    // (docs/chromium_notes.md#navigations-have-no-deadline-of-their-own).
     if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
       throw new Error(`the tracking portal ${config.trackingPortalUrl} showed no page body`);
     }
@@ -97,7 +98,8 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     } else {
       const url = detailUrl(config.reportingUrl, id, row.fcrNumber);
       // The spec's pause and the frame's load run together: the PDF shows the detail even without
-      // pauses, and the spec's timing is unchanged when the frame loads within the pause.
+      // pauses (docs/chromium_notes.md#out-of-process-frames-in-print), and the spec's timing is unchanged
+      // when the frame loads within the pause.
       const load = await waits.alongside(
         "afterFrameSource",
         pointFrameAt(tab.frameElement(config.frameSelector), url, timings.waitTimeoutMs),
@@ -150,8 +152,9 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
 
 /**
  * Logs a warning when no frame of the page ended on `url`: the frame's `load` event also fires for
- * error pages (refused, framing denied), so a loaded frame is no proof of content. The tab knows where
- * its frames are from the browser's events: the check costs no round trip.
+ * error pages (refused, framing denied), so a loaded frame is no proof of content
+ * (docs/chromium_notes.md#a-frames-load-fires-for-error-pages-too). The tab knows where its frames are
+ * from the browser's events: the check costs no round trip.
  */
 function warnUnlessFrameShows(tab: Tab, url: string, warn: (message: string) => void): void {
   const frames = tab.frameUrls();

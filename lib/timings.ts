@@ -81,35 +81,38 @@ export const MAX_PAUSE_SCALE = MAX_LIMIT_MS / Math.max(...Object.values(SPEC_PAU
 /**
  * Deadline for starting the browser and for connecting to a running one at its own DevTools address
  * (`--browser-url ws://…/devtools/browser/<id>`); a browser pool's address waits in the pool's queue under
- * {@linkcode POOL_QUEUE_TIMEOUT_MS} instead. Chromium starts in about a second, several on a loaded 2-core
- * host. Fixed, not `--wait-timeout`: an element wait says nothing about how long a browser takes to start.
+ * {@linkcode POOL_QUEUE_TIMEOUT_MS} instead. Chromium starts in about a second, several on a loaded host,
+ * and its first tabs are set up within it too (docs/chromium_notes.md#a-loaded-host-slows-a-tabs-set-up).
+ * Fixed, not `--wait-timeout`: an element wait says nothing about how long a browser takes to start.
  */
 export const BROWSER_START_TIMEOUT_MS = 60_000;
 
 /**
  * The session limit the job asks a browser pool for (`timeout=` in ms on its URL) when the URL sets none:
- * 12 hours. browserless ends every session at its `TIMEOUT` (30 s by default), which would end a run's session
- * after its first rows; a run keeps one session from its first row to its last, and a nightly batch of
- * 10,000 Job B rows with the spec's pauses (≈ 3 s a row) takes about 8.5 h. Still a limit: a session whose job
- * vanished without closing its socket (its host lost the network) is freed the same day. A longer run loses
- * the row in progress at the cut (tried again under `--retries`) and goes on in a new session.
+ * 12 hours. browserless ends every session at its `TIMEOUT` (30 s by default), which would end a run's
+ * session after its first rows (docs/chromium_notes.md#browserless-ends-a-session-at-its-timeout); a run
+ * keeps one session from its first row to its last, and a nightly batch of 10,000 Job B rows with the spec's
+ * pauses (≈ 3 s a row) takes about 8.5 h. Still a limit: a session whose job vanished without closing its
+ * socket (its host lost the network) is freed the same day. A longer run loses the row in progress at the cut
+ * (tried again under `--retries`) and goes on in a new session.
  */
 export const POOL_SESSION_TIMEOUT_MS = 12 * 60 * 60 * 1000;
 
 /**
  * How long a job waits in a browser pool's queue for a browser (instead of
  * {@linkcode BROWSER_START_TIMEOUT_MS}): as long as one session may last. A full browserless pool holds the
- * WebSocket upgrade without any answer until one of its sessions ends (measured; its queue has no deadline of
- * its own), and the jobs ahead hold theirs for whole runs, minutes to hours: by this deadline the session at
- * the head of the queue has ended, whether its job finished or the pool ended it at
- * {@linkcode POOL_SESSION_TIMEOUT_MS}. A stop (signal or stop file) ends the wait at once.
+ * WebSocket upgrade without any answer until one of its sessions ends
+ * (docs/chromium_notes.md#browserless-holds-the-upgrade-while-it-queues), and the jobs ahead hold theirs for
+ * whole runs, minutes to hours: by this deadline the session at the head of the queue has ended, whether its
+ * job finished or the pool ended it at {@linkcode POOL_SESSION_TIMEOUT_MS}. A stop (signal or stop file) ends
+ * the wait at once.
  */
 export const POOL_QUEUE_TIMEOUT_MS = POOL_SESSION_TIMEOUT_MS;
 
 /**
  * After this long without an answer from a browser pool, the log says that the job waits in its queue. A
- * pool with a free browser answers once it has started a Chromium for the session: 0.4–1.2 s measured, up to
- * 4 s on a loaded 2-core host.
+ * pool with a free browser answers once it has started a Chromium for the session, within a few seconds
+ * (docs/chromium_notes.md#browserless-holds-the-upgrade-while-it-queues).
  */
 export const POOL_QUEUE_NOTICE_MS = 5_000;
 
@@ -147,19 +150,21 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 /**
  * Deadline of a small CDP call, one a healthy browser answers at once: enable a domain, attach to a tab, close
  * a tab or a stream, answer a paused request or a dialog, look up a target, click a found button. A browser
- * that takes longer is hung, and the call fails rather than hang the row.
+ * that takes longer is hung, and the call fails rather than hang the row
+ * (docs/chromium_notes.md#calls-that-are-never-answered).
  */
 export const SMALL_CALL_MS = 10_000;
 
 /**
- * Deadline of one print. Long reports take tens of seconds to lay out on a small host (a 371-page page
- * took 21–83 s here), so this is not the element wait.
+ * Deadline of one print. Long reports take tens of seconds to lay out on a small host, so this is not the
+ * element wait (docs/chromium_notes.md#a-long-page-prints-for-tens-of-seconds).
  */
 export const PRINT_TIMEOUT_MS = 120_000;
 
 /**
  * How long a tab's page has to answer a trivial script after its row failed before the tab is replaced. A
  * healthy page answers in a millisecond; a crashed one never does (its crash notice ends the wait sooner), and
- * a page still busy in a loop after this long would hold the next row too.
+ * a page still busy in a loop after this long would hold the next row too
+ * (docs/chromium_notes.md#a-renderer-crash-is-told-after-the-failed-call).
  */
 export const TAB_HEALTH_MS = 3_000;

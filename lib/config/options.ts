@@ -32,7 +32,8 @@ export const JOB_TITLES: Readonly<Record<JobKind, string>> = { shipment: "Job A"
 
 /**
  * The most rows in progress at once: a 2-core host gains nothing beyond 4 to 8 (see bench/RESULTS.md),
- * and every tab costs memory; 16 leaves room for a larger host or a browser pool.
+ * and every tab costs memory (docs/chromium_notes.md#what-a-tab-a-session-and-a-browser-cost); 16 leaves
+ * room for a larger host or a browser pool.
  */
 export const MAX_CONCURRENCY = 16;
 

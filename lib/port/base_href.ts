@@ -12,7 +12,8 @@
 /**
  * Returns `html` with `<base href="baseUrl">` inserted where the browser will take it as the head's first
  * element, unless the page has a `<base href>` of its own (which then wins). Opened from a temporary
- * file, the page still finds its stylesheets and images on the portal instead of on the local disk.
+ * file, the page still finds its stylesheets and images on the portal instead of on the local disk
+ * (docs/chromium_notes.md#a-saved-pages-relative-links-point-at-the-disk).
  *
  * The tag goes right after the `<head>` start tag when that comes before any content; otherwise before
  * the first content (after the doctype, leading comments and `<html>`), where the browser opens the head

@@ -5,7 +5,10 @@
  */
 import { A4_PAPER, type PrintParams } from "../browser/pdf_output.ts";
 
-/** Job B: A4, background graphics on, 0.4 in margins on every side. */
+/**
+ * Job B: A4, background graphics on, 0.4 in margins on every side. Untagged unless `tagged`: Chromium's
+ * default tagged PDFs are several times larger and slower (docs/chromium_notes.md#tagged-pdfs-by-default).
+ */
 export function portPrintParams(tagged: boolean): PrintParams {
   return {
     ...A4_PAPER,

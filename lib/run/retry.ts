@@ -28,7 +28,8 @@ export const MAX_RETRY_AFTER_S = 120;
 /**
  * Browser load failures (`net::ERR_…` of `Page.navigate`) that say the server was not reachable or did not
  * answer, as opposed to an address that can never load (a missing file, a refused scheme, a URL the policy
- * blocks).
+ * blocks); `Page.navigate` reports them in `errorText` without throwing
+ * (docs/chromium_notes.md#navigations-have-no-deadline-of-their-own).
  */
 const TRANSIENT_NET_ERRORS =
   /net::ERR_(CONNECTION_(REFUSED|RESET|CLOSED|ABORTED|FAILED|TIMED_OUT)|TIMED_OUT|EMPTY_RESPONSE|NETWORK_CHANGED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|NAME_NOT_RESOLVED|NAME_RESOLUTION_FAILED|PROXY_CONNECTION_FAILED|SSL_PROTOCOL_ERROR|HTTP2_PROTOCOL_ERROR|QUIC_PROTOCOL_ERROR)\b/;

@@ -1,9 +1,9 @@
 /**
- * The waits of a row that wait for a page, under `--wait-until`: under `pauses` (the default) the spec's fixed
- * pauses and the web-font wait before each print, exactly as the spec has them; under `ready` a readiness wait
- * of the tab (`Tab.ready`, `ready/readiness_wait.ts`) in place of each such pause, bounded by `--wait-timeout`, whose
- * font check replaces the font wait. A readiness wait that runs out is a warning naming what kept the page
- * busy; the row goes on with what the page shows.
+ * The waits of a row that wait for a page, under `--wait-until`: under `pauses` (the default) the spec's
+ * fixed pauses and the web-font wait before each print, exactly as the spec has them; under `ready` a
+ * readiness wait of the tab (`Tab.ready`, `ready/readiness_wait.ts`) in place of each such pause, bounded by
+ * `--wait-timeout`, whose font check replaces the font wait. A readiness wait that runs out is a warning
+ * naming what kept the page busy; the row goes on with what the page shows.
  *
  * @module
  */

@@ -14,7 +14,10 @@ import { CdpTimeoutError } from "../errors.ts";
 /** How re-pointing a frame ended. */
 export type FrameLoad = "loaded" | "timed out" | "no frame";
 
-/** How often a frame that ended on another address than the new one is pointed at the new one again. */
+/**
+ * How often a frame that ended on another address than the new one is pointed at the new one again
+ * (docs/chromium_notes.md#a-re-point-can-be-lost-in-the-process-move).
+ */
 export const MAX_FRAME_REPOINTS = 2;
 
 /** What to do after a change of the frame: it shows the new address, point it again, or keep waiting. */
@@ -35,7 +38,7 @@ export function repointStep(context: RepointContext, now: Readonly<ChildFrame> |
   const { target, since, repoints } = context;
   const again = repoints < MAX_FRAME_REPOINTS ? "point again" : "wait";
   // The frame stopped loading without a new document: the request to leave went to the frame while it
-  // was moving into a process of its own and was lost there (seen under load). Point it again.
+  // was moving into a process of its own and was lost there. Point it again.
   if (now !== undefined && now.commits === since.commits && now.stops > since.stops) return again;
   // Only a document committed after the frame was pointed, loaded, and known for what it shows counts;
   // the empty document a new frame starts with does not.
@@ -43,10 +46,8 @@ export function repointStep(context: RepointContext, now: Readonly<ChildFrame> |
   if (now.requested === "" || now.requested === "about:blank") return "wait";
   // Only the new address itself (or its error page, which keeps it as `requested`) is the new document. Any
   // other is one the frame was already on its way to: the first page of a frame the page had just added,
-  // committing after the frame was read and pointed (issue 19: written relative in the markup, it matched
-  // neither the markup nor what the tracker knew, and was printed as the detail), or one that won over the
-  // new address while the frame moved into a process of its own (measured: about one time in four for a
-  // frame just added). Point it again.
+  // committing after the frame was pointed, or one that won over the new address while the frame moved into
+  // a process of its own (docs/chromium_notes.md#a-re-point-can-be-lost-in-the-process-move). Point it again.
   return now.requested === target ? "resolved" : again;
 }
 
@@ -69,10 +70,9 @@ export async function pointFrameAt(tab: FrameElement, url: string, timeoutMs: nu
   const point = () =>
     tab.point(url).catch((error) => {
       // The browser does not always answer the call whose script moves the frame into a process of its
-      // own, though the script ran and the frame moves (Puppeteer #10715; measured on Chromium 150 with every
-      // core busy: 19 of 60 such calls, still unanswered after 40 s, for a frame that had just loaded its
-      // first page). The frame's events tell whether it moved; a frame that did not runs into the wait's
-      // timeout.
+      // own, though the script ran and the frame moves
+      // (docs/chromium_notes.md#the-call-that-moves-a-frame-may-never-be-answered). The frame's events tell
+      // whether it moved; a frame that did not runs into the wait's timeout.
       if (!(error instanceof CdpTimeoutError)) loaded.reject(error);
     });
   const watcher = () => {
