@@ -39,7 +39,8 @@ Deno.test("Job B on Linux: the spec's names for values with < > : \" | ? *, in -
   await using sandbox = await startSandbox();
   await using dir = await TestFolder.create();
   // "#" and "?" in the job id and the container number reach the temporary file's name and so its
-  // file:// URL, where unencoded they would start a fragment or a query (notes/chromium-pitfalls.md §9).
+  // file:// URL, where unencoded they would start a fragment or a query
+  // (docs/chromium_notes.md#file-urls-need-percent-encoding).
   const jobId = "E4#?";
   const csv = await dir.csv(
     "c.csv",
