@@ -63,10 +63,10 @@ const killedOnce = ({ retries, killed }: TryBudget): RowStatus =>
 const both: readonly SoakJob[] = ["A", "B"];
 
 /**
- * The hostile pages whose local file browserless sees requested, measured with browserless 2.42.0 (both
- * jobs, every vector, one row at a time): a stylesheet, an image, a font or a script of `file:` is a request
- * of the page (the job refuses it, but browserless's own listener sees it first and closes the browser). A
- * frame, an object, a navigation to a local file… never reach it as a request of the page.
+ * The hostile pages whose local file browserless sees requested: a stylesheet, an image, a font or a script
+ * of `file:` is a request of the page (the job refuses it, but browserless's own listener sees it first and
+ * closes the browser). A frame, an object, a navigation to a local file… never reach it as a request of the
+ * page (docs/chromium_notes.md#browserless-closes-the-browser-on-a-file-request).
  */
 const SESSION_ENDING_VECTORS: ReadonlySet<HostileVector> = new Set(["stylesheet", "image", "font", "script"]);
 
