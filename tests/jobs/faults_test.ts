@@ -81,7 +81,7 @@ Deno.test("SIGKILL of the job takes the browser with it; the next run removes wh
     },
   });
   assert.equal(killed.code, 137);
-  // As in browser_lifecycle_test.ts: the tree is gone ≈ 110 ms after the kill; 1 s leaves room for a loaded host.
+  // As in tests/browser/browser_test.ts: the tree is gone ≈ 110 ms after the kill; 1 s leaves room for a loaded host.
   assert.deepEqual(await browserProcessesLeft(dir.tmp, 1_000), [], "no browser outlives its job");
   const leftovers = (await dir.tmpEntries()).filter((name) => name.startsWith("cjob-"));
   assert.equal(leftovers.length, 1, "the killed run could not remove its folder");

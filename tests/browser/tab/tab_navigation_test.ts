@@ -64,7 +64,7 @@ Deno.test("Tab.navigate against real Chromium: loads, refusals, hangs, endless b
 
   await t.step("navigate: the load of the document it replaces does not end the wait", async () => {
     // A page that sends itself to about:blank as soon as it has loaded: that document's `load` can come after
-    // the next navigation began (5 of 10 tries before document_load.ts), and its navigation can commit just
+    // the next navigation began (before the load wait, tab/load_wait.ts), and its navigation can commit just
     // after the next page's document (about 1 try in 20 before the tab navigated again).
     site.html(
       "/blanker",
