@@ -132,10 +132,18 @@ async function loseAMember(
   const lost = await pairJob(sandbox, victim, `${step}V`, VICTIM_ROWS);
   const kept = await pairJob(sandbox, survivor, `${step}S`, SURVIVOR_ROWS[survivor]);
   const flags = retries ? ["--retries=2"] : ["--fail-on-row-errors"];
-  const pair = await startBrowserlessPair({ concurrent: 2, queued: 4, timeoutMs: 30_000, token: TOKEN });
+  const pair = await startBrowserlessPair({
+    concurrent: 2,
+    queued: 4,
+    timeoutMs: 30_000,
+    token: TOKEN,
+    logSessions: true,
+  });
   const watchers = [lost, kept].map((job) => watchPdfRenames(job.dir.out));
   const children: Deno.ChildProcess[] = [];
   const runs: Promise<JobRun>[] = [];
+  /** What the kill met, for a failure's message: the sessions per member, each job's ports, the PIDs killed. */
+  const atKill: string[] = [];
   try {
     const sessions = () => Promise.all(pair.members.map(async (member) => (await member.pressure()).running));
     // The survivor's job first: once its session runs on one member, leastconn gives the victim's the other.
@@ -158,6 +166,20 @@ async function loseAMember(
     );
     assert.ok(kept.values.some((value) => kept.requestsFor(value) === 0), `Job ${survivor} is still at work`);
     const killed = await victimMember.kill();
+    const after = await Promise.all(
+      pair.members.map((member) => member.pressure().then(({ running }) => running, () => "gone")),
+    );
+    atKill.push(
+      `Job ${survivor}'s session taken to be on b${keptMember + 1}; b${2 - keptMember} killed (PIDs ${
+        killed.join(" ")
+      });` +
+        ` sessions per member right after: ${JSON.stringify(after)}`,
+      ...[kept, lost].map((job, i) =>
+        `Job ${job.job} (PID ${children[i]?.pid}) connected from 127.0.0.1 ports ${
+          tcpPortsOf(children[i]?.pid).join(" ")
+        }`
+      ),
+    );
     assert.ok(killed.length > 2, `the member's server and its browser were killed: ${killed}`);
     const [lostResult, keptResult] = await Promise.all([lostRun, keptRun]);
 
@@ -207,7 +229,11 @@ async function loseAMember(
     }
     assert.ok(!lostOutput.includes(TOKEN) && !keptOutput.includes(TOKEN), "the token is never logged");
   } catch (error) {
+    console.error(`At the kill:\n${atKill.join("\n")}`);
     console.error(`HAProxy's output:\n${pair.haproxy.output()}`);
+    for (const [i, member] of pair.members.entries()) {
+      console.error(`b${i + 1}'s output:\n${member.output()}`);
+    }
     // A job still running after a failed check is ended, so that it leaves nothing behind.
     for (const child of children) {
       try {
@@ -229,6 +255,27 @@ async function loseAMember(
   }
   for (const folder of [...pair.members.map((member) => member.marker), dirname(pair.haproxy.configPath)]) {
     await assert.rejects(Deno.stat(folder), Deno.errors.NotFound, `${folder} removed`);
+  }
+}
+
+/** The local TCP ports of process `pid`'s sockets (Linux `/proc`), to find its sessions in HAProxy's log. */
+function tcpPortsOf(pid: number | undefined): number[] {
+  if (pid === undefined) return [];
+  try {
+    const inodes = new Set<string>();
+    for (const entry of Deno.readDirSync(`/proc/${pid}/fd`)) {
+      try {
+        const socket = /^socket:\[(\d+)\]$/.exec(Deno.readLinkSync(`/proc/${pid}/fd/${entry.name}`));
+        if (socket) inodes.add(socket[1]!);
+      } catch { /* closed meanwhile */ }
+    }
+    const ports = Deno.readTextFileSync(`/proc/${pid}/net/tcp`).split("\n").slice(1).flatMap((line) => {
+      const fields = line.trim().split(/\s+/);
+      return fields.length > 9 && inodes.has(fields[9]!) ? [parseInt(fields[1]!.split(":")[1]!, 16)] : [];
+    });
+    return [...new Set(ports)].sort((a, b) => a - b);
+  } catch {
+    return []; // exited
   }
 }
 
