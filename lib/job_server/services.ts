@@ -31,8 +31,7 @@ export const PORT_SERVICE: JobService = {
 export function jobServerClientFor(
   config: CommonConfig,
   service: JobService,
-  logger: Logger,
-  signal: AbortSignal,
+  { logger, signal }: { logger: Logger; signal: AbortSignal },
 ): JobServerClient | undefined {
   if (config.apiBaseUrl === undefined || config.userId === undefined) return undefined;
   return new JobServerClient({

@@ -87,14 +87,14 @@ export async function runCapture<Row, Result>(
     process: (row, index, logger) =>
       browsers.withTab(rowTabUse(logger, index), async (tab) => {
         const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
-        const waits = await rowWaits(tab, config.timings, signal, warn);
+        const waits = await rowWaits(tab, config.timings, { signal, warn });
         return await job.capture(tab, row, { index, logger, warn, waits });
       }),
     ...(job.afterRow ? { afterRow: job.afterRow } : {}),
   });
   if (outcome.stopped) return EXIT_STOPPED;
 
-  const server = jobServerClientFor(config, job.service, log.logger("job-server"), signal);
+  const server = jobServerClientFor(config, job.service, { logger: log.logger("job-server"), signal });
   if (server !== undefined) await job.complete(server, outcome);
   return finishedExitCode(config, outcome);
 }

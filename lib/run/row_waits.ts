@@ -45,8 +45,7 @@ export interface RowWaits {
 export async function rowWaits(
   tab: Pick<Tab, "fontsReady" | "ready" | "trackRequests">,
   timings: Timings,
-  signal: AbortSignal,
-  warn: (message: string) => void,
+  { signal, warn }: { signal: AbortSignal; warn: (message: string) => void },
 ): Promise<RowWaits> {
   if (timings.waitUntil === "pauses") {
     return {

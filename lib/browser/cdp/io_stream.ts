@@ -18,8 +18,7 @@ const CHUNK_BYTES = 1 << 20;
 export async function readStream(
   send: SessionSend,
   handle: string,
-  timeoutMs: number,
-  write: (chunk: Uint8Array) => Promise<void>,
+  { timeoutMs, write }: { timeoutMs: number; write: (chunk: Uint8Array) => Promise<void> },
 ): Promise<void> {
   try {
     for (;;) {

@@ -161,7 +161,9 @@ export async function readinessWait(
         return reached;
       }),
       Promise.all(
-        documents.map((document, i) => documentBusy(sources.worlds, document, scroll[i]!, left())),
+        documents.map((document, i) =>
+          documentBusy(sources.worlds, document, { scroll: scroll[i]!, timeoutMs: left() })
+        ),
       ).then((busy) => {
         checkedWhileQuiet = quiet !== undefined;
         return busy.flat();
@@ -202,8 +204,7 @@ async function untilNetworkQuiet(
 async function documentBusy(
   worlds: WorldRunner,
   document: TabDocument,
-  scroll: boolean,
-  timeoutMs: number,
+  { scroll, timeoutMs }: { scroll: boolean; timeoutMs: number },
 ): Promise<string[]> {
   try {
     const busy = await worlds.evaluate(

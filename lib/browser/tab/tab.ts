@@ -273,7 +273,7 @@ export class Tab {
       timeoutMs,
     );
     if (stream === undefined) throw new Error("Page.printToPDF returned no stream to read the PDF from");
-    await readStream(this.#send, stream, timeoutMs, write);
+    await readStream(this.#send, stream, { timeoutMs, write });
   }
 
   /**
