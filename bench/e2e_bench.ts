@@ -18,6 +18,8 @@ import { benchRows } from "./harness/inputs.ts";
 import { measureRun } from "./harness/measure_run.ts";
 import { memorySection, runMemory } from "./harness/memory_run.ts";
 import { modesSection, runModes } from "./harness/modes_run.ts";
+import { formatSpread } from "./harness/markdown.ts";
+import { spread } from "./harness/stats.ts";
 
 // `deno bench` also loads every *_bench.ts file: only run when started as the main module.
 if (import.meta.main) Deno.exit(await main(Deno.args));
@@ -51,6 +53,10 @@ async function main(args: string[]): Promise<number> {
   try {
     // A job's browser starts with a fresh profile, so the portal shows its consent banner on every run.
     await using sandbox = await startSandbox({ consentBanner: true });
+    if (options.floorOnly) {
+      sections.push(await floorOnly(sandbox, workDir, options, progress));
+      return finish(header, sections, options, progress);
+    }
     await warmUp(sandbox, workDir, options, progress);
 
     progress(`side-by-side: ${options.rounds} round(s) of ${options.rows} rows`);
@@ -121,12 +127,55 @@ async function main(args: string[]): Promise<number> {
   } finally {
     await Deno.remove(workDir, { recursive: true }).catch(() => {});
   }
+  return finish(header, sections, options, progress);
+}
 
+/** Prints the report (and writes it to `--report`); returns the exit code. */
+async function finish(
+  header: string,
+  sections: string[],
+  options: BenchOptions,
+  progress: (line: string) => void,
+): Promise<number> {
   const report = [header, ...sections].join("\n\n") + "\n";
   console.log(report);
   if (options.reportFile) await Deno.writeTextFile(options.reportFile, report);
   progress("done");
   return 0;
+}
+
+/** `--floor-only`: Job B's floor alone, after a 1-row warm-up; one line with its ms per row. */
+async function floorOnly(
+  sandbox: Sandbox,
+  workDir: string,
+  options: BenchOptions,
+  progress: (line: string) => void,
+): Promise<string> {
+  const run = (rows: number, dir: string) =>
+    measureRun(
+      {
+        job: "port",
+        runner: "floor",
+        rows: benchRows("port", rows),
+        pauseScale: 0,
+        tagged: false,
+        consentTimeoutS: 0,
+      },
+      sandbox,
+      `${workDir}/${dir}`,
+    );
+  progress("warm-up: 1 row of Job B's floor, not counted");
+  const warm = await run(1, "w");
+  if (!warm.metrics) throw new Error(`warm-up failed: ${warm.problems.join("; ")}`);
+  const perRow: number[] = [];
+  for (let round = 1; round <= options.rounds; round++) {
+    const outcome = await run(options.rows, `f${round}`);
+    if (!outcome.metrics) throw new Error(`round ${round} failed: ${outcome.problems.join("; ")}`);
+    perRow.push(outcome.metrics.msPerRowMedian);
+    progress(`round ${round}: Job B's floor ${outcome.metrics.msPerRowMedian.toFixed(0)} ms/row`);
+  }
+  return `Job B's floor: ${formatSpread(spread(perRow), 0)} ms/row (median gap between PDFs; median of ` +
+    `${options.rounds} run(s) of ${options.rows} rows (min … max)).`;
 }
 
 /** One row of each process, not counted: fills Deno's module and code caches and the OS file cache. */

@@ -31,13 +31,18 @@ export interface BenchOptions {
   /** Rows of each `--wait-until` run (`--modes-rows`, default 12). */
   modesRows: number;
   skipModes: boolean;
+  /**
+   * Only Job B's floor (`--floor-only`): a 1-row warm-up, then `rounds` runs of `rows` rows, and its ms per
+   * row. The host's speed, to report beside a suite time measured the same hour.
+   */
+  floorOnly: boolean;
 }
 
 /** Usage text. */
 export const USAGE =
   `deno task bench [--rows N] [--rounds R] [--memory-rows N] [--skip-memory] [--skip-fidelity]
                 [--concurrency-rows N] [--skip-concurrency] [--skip-pool] [--modes-rows N] [--skip-modes]
-                [--report FILE]
+                [--report FILE] [--floor-only]
   --rows N          rows per side-by-side run (default 50, at least 2)
   --rounds R        rounds of project/floor runs, alternating (default 3)
   --memory-rows N   rows of the project's Job B memory run (default 1000)
@@ -48,7 +53,9 @@ export const USAGE =
   --skip-pool           leave out the same runs against a local browserless pool
   --modes-rows N    rows of each --wait-until pauses/ready run, --concurrency 1 and 4, pauses on (default 12)
   --skip-modes      leave out the --wait-until runs
-  --report FILE     also write the Markdown report to FILE`;
+  --report FILE     also write the Markdown report to FILE
+  --floor-only      only Job B's floor: --rounds runs of --rows rows and its ms/row (the host's speed;
+                    e.g. --floor-only --rows 20 --rounds 3, under a minute)`;
 
 /** Parses the command line. @throws {Error} with a one-line message. */
 export function parseBenchOptions(args: string[]): BenchOptions {
@@ -67,6 +74,7 @@ export function parseBenchOptions(args: string[]): BenchOptions {
       "modes-rows": { type: "string", default: "12" },
       "skip-modes": { type: "boolean", default: false },
       report: { type: "string" },
+      "floor-only": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -86,6 +94,7 @@ export function parseBenchOptions(args: string[]): BenchOptions {
     skipPool: values["skip-pool"],
     modesRows: integer("--modes-rows", values["modes-rows"], 2),
     skipModes: values["skip-modes"],
+    floorOnly: values["floor-only"],
   };
   if (values.report !== undefined) options.reportFile = values.report;
   return options;
