@@ -96,9 +96,22 @@ export function residentBytes(pid: number): number {
  * page. Returns why it could not, or undefined once done.
  */
 export async function killFingerprintedRenderer(marker: string, bytes: number): Promise<string | undefined> {
+  // The browser's own UI runs in a renderer too (`--top-chrome-webui`), never a page's, and on Chromium 156 it
+  // holds about 230 MB (docs/chromium_notes.md#the-browsers-own-ui-renderer).
   const large = (await browserProcessesUnder(marker)).filter((process) =>
-    processType(process) === "renderer" && residentBytes(process.pid) > bytes * 0.9
+    processType(process) === "renderer" && !/(?:^|\s)--top-chrome-webui(?:\s|$)/.test(process.commandLine) &&
+    residentBytes(process.pid) > bytes * 0.9
   );
-  if (large.length !== 1) return `${large.length} renderers hold the memory fingerprint`;
+  if (large.length !== 1) {
+    // Each one's PID, resident MB and client id (Chromium numbers its renderers), for a failure to tell which.
+    const seen = large.map((process) =>
+      `${process.pid}: ${Math.round(residentBytes(process.pid) / 2 ** 20)} MB, ${
+        /--renderer-client-id=\d+/.exec(process.commandLine)?.[0] ?? "no client id"
+      }`
+    );
+    return `${large.length} renderers hold the memory fingerprint${
+      seen.length ? ` (${seen.join("; ")})` : ""
+    }`;
+  }
   return killOurs(large[0]!.pid, marker) ? undefined : "the renderer was gone";
 }
