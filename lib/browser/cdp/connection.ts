@@ -199,7 +199,7 @@ export class CdpConnection {
     if (this.#stop?.aborted) return Promise.reject(this.#stop.reason);
     const id = this.#client._nextCommandId;
     const sent = this.#client.send(method, params, sessionId).catch(async (error) => {
-      if (!/WebSocket/.test(errorText(error))) throw error;
+      if (!socketClosedUnder(error)) throw error;
       // The socket closed under the call: give the browser's exit a moment to say why (killed, crashed).
       await withDeadline(this.#gone.promise, 2_000, "Waiting for the browser's exit").catch(() => {});
       throw new BrowserGoneError(this.#life.reason ?? "the browser closed its DevTools connection");
@@ -268,4 +268,22 @@ export class CdpConnection {
       await withDeadline(this.#client.close(), CLOSE_HANDSHAKE_MS, "Closing the DevTools connection");
     } catch { /* already closed, or the other end is not answering: nothing more to wait for */ }
   }
+}
+
+/** Node's errors for a write to a socket that is closing or gone: the browser's end, not the call's. */
+const CLOSED_SOCKET_CODES = new Set([
+  "ERR_STREAM_DESTROYED",
+  "ERR_STREAM_WRITE_AFTER_END",
+  "EPIPE",
+  "ECONNRESET",
+]);
+
+/**
+ * Whether a send failed because the socket closed under it: `ws` says "WebSocket is not open" while it
+ * closes, and Node's stream says "Cannot call write after a stream was destroyed" once a killed browser's
+ * socket is destroyed but before its `close` is told.
+ */
+function socketClosedUnder(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return /WebSocket/.test(errorText(error)) || (typeof code === "string" && CLOSED_SOCKET_CODES.has(code));
 }
