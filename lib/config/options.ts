@@ -27,9 +27,6 @@ export const JOB_COMMANDS: Readonly<Record<JobKind, string>> = {
   port: "port-tracking",
 };
 
-/** Each job as the spec and the README name it. */
-export const JOB_TITLES: Readonly<Record<JobKind, string>> = { shipment: "Job A", port: "Job B" };
-
 /**
  * The most rows in progress at once: a 2-core host gains nothing beyond 4 to 8 (see bench/RESULTS.md),
  * and every tab costs memory (docs/chromium_notes.md#what-a-tab-a-session-and-a-browser-cost); 16 leaves

@@ -5,7 +5,6 @@ import denoConfig from "../../deno.json" with { type: "json" };
 import { type EnvReader, parsePortCommand, parseShipmentCommand } from "../../lib/config/job_config.ts";
 import {
   JOB_COMMANDS,
-  JOB_TITLES,
   type JobKind,
   type OptionName,
   OPTIONS,
@@ -34,7 +33,7 @@ async function readmeRows(): Promise<string[][]> {
 function readmeRow(option: OptionSpec): string[] {
   const fallback = option.kind === "boolean" || option.kind === "repeatable" ? undefined : option;
   const defaultCell = fallback?.required
-    ? `required (${JOB_TITLES[option.jobs as JobKind]})`
+    ? `required (Job ${option.jobs === "shipment" ? "A" : "B"})`
     : fallback?.default !== undefined
     ? `\`${fallback.default}\``
     : option.defaultText ?? "";
