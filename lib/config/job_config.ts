@@ -53,6 +53,15 @@ export interface CommonConfig {
   denyUrls: readonly RegExp[];
   /** Tagged (accessible) PDFs; from --tagged-pdf or CAPTURE_TAGGED_PDF. */
   taggedPdf: boolean;
+  /** `--verify` or CAPTURE_VERIFY: a row succeeds only when its PDF shows what the row asked for. */
+  verify: boolean;
+  /**
+   * From --fail-on-text (repeatable) or CAPTURE_FAIL_ON_TEXT (one expression a line), case-insensitive: a row
+   * whose PDF text matches one fails. Empty when not given.
+   */
+  failOnText: readonly RegExp[];
+  /** `--user-agent` or CAPTURE_USER_AGENT: the pages' User-Agent; unset means the browser's own. */
+  userAgent?: string;
   /** `--check`: validate and list the PDF names; no browser, no network. */
   check: boolean;
   /** `--resume` or CAPTURE_RESUME: a row whose PDF is already complete in `outputDir` is not captured again. */
@@ -149,6 +158,8 @@ function parseCommand<C>(
     allowUrls: values.allowUrl,
     denyUrls: values.denyUrl,
     taggedPdf: values.taggedPdf,
+    verify: values.verify,
+    failOnText: values.failOnText,
     check: values.check,
     resume: values.resume,
     retries: values.retries,
@@ -157,6 +168,7 @@ function parseCommand<C>(
   };
   if (values.chromePath !== undefined) config.chromePath = values.chromePath;
   if (values.browserUrl !== undefined) config.browserUrl = values.browserUrl;
+  if (values.userAgent !== undefined) config.userAgent = values.userAgent;
   return { action: "run", config: build(config, values) };
 }
 

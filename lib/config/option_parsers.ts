@@ -81,18 +81,44 @@ export function secondsToMs(name: string, value: string): number {
   return Math.round(number(name, value, { min: 0.001, max: MAX_TIMEOUT_S }, " seconds") * 1000);
 }
 
-/** Compiles a non-empty regular expression. @throws {UsageError} */
+/** Compiles a non-empty regular expression matched against URLs. @throws {UsageError} */
 export function urlPattern(name: string, source: string): RegExp {
+  return pattern(name, source, { flags: "", what: "every URL" });
+}
+
+/**
+ * Compiles a non-empty regular expression matched, case-insensitively, against a PDF's text.
+ * @throws {UsageError}
+ */
+export function textPattern(name: string, source: string): RegExp {
+  return pattern(name, source, { flags: "i", what: "every page" });
+}
+
+/** Compiles `source`; `what` says what an empty one would match. @throws {UsageError} */
+function pattern(name: string, source: string, { flags, what }: { flags: string; what: string }): RegExp {
   if (source === "") {
-    throw new UsageError(`${name} must not be empty: an empty expression matches every URL`);
+    throw new UsageError(`${name} must not be empty: an empty expression matches ${what}`);
   }
   try {
-    return new RegExp(source);
+    return new RegExp(source, flags);
   } catch (error) {
     // V8 says "Invalid regular expression: /SOURCE/: REASON"; the source is quoted once, below.
     const reason = errorText(error).replace(/^Invalid regular expression: \/.*\/\w*: /s, "");
     throw new UsageError(`${name} is not a valid regular expression (${reason}): ${JSON.stringify(source)}`);
   }
+}
+
+/**
+ * Checks a User-Agent: printable text on one line, as an HTTP header carries it. @throws {UsageError}
+ */
+export function userAgent(name: string, value: string): string {
+  const text = value.trim();
+  if (text === "") throw new UsageError(`${name} must not be empty`);
+  // deno-lint-ignore no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(text)) {
+    throw new UsageError(`${name} must be one line of printable text, got ${JSON.stringify(value)}`);
+  }
+  return text;
 }
 
 /** Checks that `value` is one of `choices` (as typed, trimmed, any case). @throws {UsageError} */

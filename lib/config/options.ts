@@ -13,7 +13,9 @@ import {
   number,
   oneOf,
   secondsToMs,
+  textPattern,
   urlPattern,
+  userAgent,
   wsUrl,
 } from "./option_parsers.ts";
 import { DEFAULT_LIMITS_S, MAX_PAUSE_SCALE, WAIT_UNTIL_MODES } from "../timings.ts";
@@ -207,6 +209,39 @@ export const OPTIONS = {
     help: "tagged (accessible) PDFs; larger and slower (default off)",
     defaultText: "off",
     readme: "tagged (accessible) PDFs: several times larger and slower",
+  },
+  verify: {
+    flag: "--verify",
+    variable: "CAPTURE_VERIFY",
+    jobs: "both",
+    kind: "boolean",
+    help: "a row succeeds only when its PDF shows its row (status, bot wall, blank, number)",
+    defaultText: "off",
+    readme:
+      "a row succeeds only when its page answered below 400, is no bot wall, and its PDF is not blank " +
+      "and shows the row's number ([verified captures](#verified-captures))",
+  },
+  failOnText: {
+    flag: "--fail-on-text",
+    variable: "CAPTURE_FAIL_ON_TEXT",
+    jobs: "both",
+    kind: "repeatable",
+    arg: "REGEX",
+    parse: (text: string, name: string) => textPattern(name, text),
+    help: "a row whose PDF text matches one fails (repeatable, any case)",
+    defaultText: "none",
+    readme: "regular expression, repeatable, any case: a row whose PDF text matches one fails, not retried",
+  },
+  userAgent: {
+    flag: "--user-agent",
+    variable: "CAPTURE_USER_AGENT",
+    jobs: "both",
+    kind: "string",
+    arg: "UA",
+    parse: (text: string, name: string) => userAgent(name, text),
+    help: "User-Agent of the browser's requests for the pages",
+    defaultText: "the browser's own",
+    readme: "User-Agent of every request the browser makes for the pages; the job's own requests keep theirs",
   },
   resume: {
     flag: "--resume",

@@ -90,6 +90,8 @@ const SAMPLES: Partial<Record<OptionName, [text: string, value: unknown]>> = {
   waitTimeout: ["8", 8_000],
   allowUrl: ["^https://a\\.example/", ["^https:\\/\\/a\\.example\\/"]],
   denyUrl: ["\\.zip$", ["\\.zip$"]],
+  failOnText: ["NO CONTAINER FOUND", ["NO CONTAINER FOUND"]],
+  userAgent: ["capture-jobs/1 (ops@example.com)", "capture-jobs/1 (ops@example.com)"],
   retries: ["2", 2],
   concurrency: ["3", 3],
 };
