@@ -25,6 +25,8 @@ import { buildResultsCsv } from "../lib/port/results_csv.ts";
 import type { PortResult } from "../lib/run/row_result.ts";
 import type { Tab } from "../lib/browser/tab/tab.ts";
 import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
+import { assertNoBotWall } from "../lib/verify/page_checks.ts";
+import { printedPdfCheck } from "../lib/verify/printed_pdf.ts";
 
 /** The shortest report body that can be a real report page (spec "Limits"). */
 export const MIN_REPORT_LENGTH = 100;
@@ -82,11 +84,19 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
       }
       await waits.pause("beforePrint");
       await waits.beforePrint();
+      // The page came from the portal's answer, not from the file the browser read: its headers tell.
+      if (config.verify) await assertNoBotWall(tab, page.headers);
       const fileName = pdfName(row, index);
+      const check = printedPdfCheck({
+        verify: config.verify,
+        number: { value: row.containerNumber, label: "container" },
+        failOnText: config.failOnText,
+      });
       await printPdfFile(tab, config.outputDir, {
         fileName,
         params: printParams,
         timeoutMs: PRINT_TIMEOUT_MS,
+        ...(check ? { check } : {}),
       });
       return fileName;
     } finally {

@@ -8,7 +8,7 @@
 import { completeShipmentJob } from "../lib/job_server/completion.ts";
 import { readShipmentRows, type ShipmentRow } from "../lib/csv/rows.ts";
 import { detailUrl, resolveDetailId } from "../lib/shipment/detail_record.ts";
-import { errorText, UsageError } from "../lib/errors.ts";
+import { CaptureCheckError, errorText, UsageError } from "../lib/errors.ts";
 import { pdfFileName, shipmentLogFileName } from "../lib/file_names.ts";
 import { parseShipmentCommand, type ShipmentConfig } from "../lib/config/job_config.ts";
 import { type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
@@ -21,6 +21,8 @@ import { shipmentPrintParams } from "../lib/shipment/print_params.ts";
 import type { ShipmentResult } from "../lib/run/row_result.ts";
 import type { Tab } from "../lib/browser/tab/tab.ts";
 import { PRINT_TIMEOUT_MS } from "../lib/timings.ts";
+import { assertAnsweredBelow400, assertNoBotWall } from "../lib/verify/page_checks.ts";
+import { printedPdfCheck } from "../lib/verify/printed_pdf.ts";
 
 /** The spec's exact error text when the tracking frame never appears. */
 export const FRAME_NOT_FOUND = "Iframe not found on page";
@@ -71,8 +73,23 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
   const printParams = shipmentPrintParams(config.taggedPdf);
   const pdfName = (row: ShipmentRow, index: number) => pdfFileName(index, row.invoiceNumber, row.fcrNumber);
 
+  /**
+   * Under `--verify`, a row whose PDF would not show the detail fails with `problem` instead of the spec's
+   * warning; `mayPass` says whether another try may cure it.
+   */
+  const failOrWarn = (warn: (message: string) => void, problem: string, mayPass: boolean) => {
+    if (config.verify) throw new CaptureCheckError(problem, { mayPass });
+    warn(problem);
+  };
+  /** `--verify`: the shipment page is no bot wall and answered below 400. */
+  const verifyShipmentPage = async (tab: Tab) => {
+    await assertNoBotWall(tab);
+    assertAnsweredBelow400(tab.documentAnswer(), "the shipment page");
+  };
+
   /** One row, as the spec's Job A steps 4 to 9 have it. */
   const capture = async (tab: Tab, row: ShipmentRow, { index, logger, warn, waits }: RowContext) => {
+    if (config.verify) await tab.trackAnswers();
     const loaded = await tab.navigate(
       `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
       timings.httpTimeoutMs,
@@ -81,6 +98,8 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
       throw new Error(NO_BODY);
     }
     if (!await tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs)) {
+      // A wall or an error page has no frame: under --verify, say which it is.
+      if (config.verify) await verifyShipmentPage(tab);
       throw new Error(FRAME_NOT_FOUND);
     }
     await waits.pause("afterFrameAppears");
@@ -91,6 +110,9 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
       onProblem: warn,
     });
     if (id === undefined) {
+      if (config.verify) {
+        throw new CaptureCheckError(`no detail record id for FCR ${row.fcrNumber}`, { mayPass: false });
+      }
       logger.warn(
         `Row ${index}: no detail record id for FCR ${row.fcrNumber}; printing the page as it stands`,
       );
@@ -104,13 +126,29 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
         "afterFrameSource",
         pointFrameAt(tab.frameElement(config.frameSelector), url, timings.waitTimeoutMs),
       );
-      if (load !== "loaded") warn(`the detail frame ${load} (${url})`);
-      warnUnlessFrameShows(tab, url, warn);
+      if (load !== "loaded") failOrWarn(warn, `the detail frame ${load} (${url})`, load === "timed out");
+      const shown = frameShowing(tab, url);
+      if (shown !== undefined) failOrWarn(warn, shown, false);
+      if (config.verify) {
+        const frame = await tab.frameElement(config.frameSelector).owner();
+        assertAnsweredBelow400(frame && tab.documentAnswer(frame.frameId), "the detail page");
+      }
     }
 
     await waits.beforePrint();
+    if (config.verify) await verifyShipmentPage(tab);
     const fileName = pdfName(row, index);
-    await printPdfFile(tab, config.outputDir, { fileName, params: printParams, timeoutMs: PRINT_TIMEOUT_MS });
+    const check = printedPdfCheck({
+      verify: config.verify,
+      number: { value: row.fcrNumber, label: "FCR" },
+      failOnText: config.failOnText,
+    });
+    await printPdfFile(tab, config.outputDir, {
+      fileName,
+      params: printParams,
+      timeoutMs: PRINT_TIMEOUT_MS,
+      ...(check ? { check } : {}),
+    });
     try {
       await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
       await waits.pause("afterRootReturn");
@@ -151,16 +189,15 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
 }
 
 /**
- * Logs a warning when no frame of the page ended on `url`: the frame's `load` event also fires for
- * error pages (refused, framing denied), so a loaded frame is no proof of content
+ * Why no frame of the page shows `url`, or undefined when one ended on it: the frame's `load` event also
+ * fires for error pages (refused, framing denied), so a loaded frame is no proof of content
  * (docs/chromium_notes.md#a-frames-load-fires-for-error-pages-too). The tab knows where its frames are
  * from the browser's events: the check costs no round trip.
  */
-function warnUnlessFrameShows(tab: Tab, url: string, warn: (message: string) => void): void {
+function frameShowing(tab: Tab, url: string): string | undefined {
   const frames = tab.frameUrls();
-  if (!frames.includes(new URL(url).href)) {
-    warn(`the frame did not end on the detail page ${url} (it shows ${frames.join(", ") || "nothing"})`);
-  }
+  if (frames.includes(new URL(url).href)) return undefined;
+  return `the frame did not end on the detail page ${url} (it shows ${frames.join(", ") || "nothing"})`;
 }
 
 if (import.meta.main) Deno.exit(await runJob(shipmentTrackingJob, Deno.args));

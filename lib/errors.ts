@@ -76,6 +76,25 @@ export class HttpStatusError extends Error {
   }
 }
 
+/**
+ * Under `--verify` or `--fail-on-text`, what a row printed is not what it asked for: a bot wall, a blank PDF,
+ * a PDF without the row's number, a matched text, a detail frame that did not show the detail. The row fails
+ * and leaves no PDF; `mayPass` says whether another try may cure it (a bot wall, a blank PDF) or the portal
+ * has answered (the rest).
+ */
+export class CaptureCheckError extends Error {
+  /** Always "CaptureCheckError". */
+  override name = "CaptureCheckError";
+  /** Whether another try of the row may pass (under `--retries`). */
+  readonly mayPass: boolean;
+
+  /** `message` is the one line the log shows. */
+  constructor(message: string, { mayPass }: { mayPass: boolean }) {
+    super(message);
+    this.mayPass = mayPass;
+  }
+}
+
 /** A server could not be reached (refused, reset, name not resolved) or did not answer within its limit. */
 export class ConnectionError extends Error {
   /** Always "ConnectionError". */

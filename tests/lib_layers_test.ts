@@ -20,6 +20,7 @@ const FLOORS: Readonly<Record<string, number>> = {
   "lib/browser/tab": 4,
   "lib/browser": 5,
   "lib/run": 6,
+  "lib/verify": 6,
   "lib/shipment": 7,
   "lib/port": 7,
 };

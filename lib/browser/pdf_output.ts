@@ -20,31 +20,51 @@ export interface PdfFileOptions {
   params: PrintParams;
   /** The print's deadline, in ms. */
   timeoutMs: number;
+  /**
+   * Checks the printed bytes before the PDF takes its name; when it throws, no PDF is left, under its name
+   * or as a partial file.
+   */
+  check?: (pdf: Uint8Array) => Promise<void>;
 }
 
 /**
  * Prints the tab into `<outputDir>/<fileName>`: streamed to a hidden `.partial` file in the same folder,
- * then renamed into place. On failure the partial file is removed and the error is rethrown.
+ * then renamed into place once `check` (if any) passed. On failure the partial file is removed and the error is
+ * rethrown.
  */
 export async function printPdfFile(
   tab: Tab,
   outputDir: string,
-  { fileName, params, timeoutMs }: PdfFileOptions,
+  { fileName, params, timeoutMs, check }: PdfFileOptions,
 ): Promise<void> {
   const finalPath = `${outputDir}/${fileName}`;
   const partialPath = `${outputDir}/${partialFileName(fileName, Deno.pid)}`;
   const file = await Deno.open(partialPath, { write: true, create: true, truncate: true });
+  const chunks: Uint8Array[] = [];
   try {
     try {
       await tab.printToPdf(params, timeoutMs, async (chunk) => {
+        if (check !== undefined) chunks.push(chunk.slice());
         for (let written = 0; written < chunk.length;) written += await file.write(chunk.subarray(written));
       });
     } finally {
       file.close();
     }
+    if (check !== undefined) await check(concatenate(chunks));
     await Deno.rename(partialPath, finalPath);
   } catch (error) {
     await Deno.remove(partialPath).catch(() => {});
     throw error;
   }
+}
+
+/** One buffer of `chunks`, in order. */
+function concatenate(chunks: readonly Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(chunks.reduce((length, chunk) => length + chunk.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return all;
 }

@@ -22,6 +22,8 @@ export interface PortReport {
   html: string;
   /** Where the page finally came from, after redirects: the base for its relative links. */
   url: string;
+  /** The answer's headers, names in lower case (what `--verify` reads for a bot wall). */
+  headers: Record<string, string>;
 }
 
 /** Fetches container-location reports with one cookie session for the whole run. */
@@ -70,7 +72,7 @@ export class PortReportClient {
           response.headers.get("retry-after"),
         );
       }
-      return { html, url: response.url || url };
+      return { html, url: response.url || url, headers: Object.fromEntries(response.headers) };
     } catch (error) {
       if (timeout.aborted) {
         throw new ConnectionError(`the port portal did not answer within ${formatSeconds(this.#timeoutMs)}`);

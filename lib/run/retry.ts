@@ -7,6 +7,7 @@
  */
 import {
   BrowserGoneError,
+  CaptureCheckError,
   CdpTimeoutError,
   ConnectionError,
   HttpStatusError,
@@ -36,11 +37,13 @@ const TRANSIENT_NET_ERRORS =
 
 /**
  * Whether another try of the row may pass, for the failures both jobs share. Yes for a timeout, a refused or
- * reset connection, HTTP 5xx or 429, the browser or its renderer gone. No for everything else: other 4xx, a
- * report body too short to be one, a page script's error, a file that cannot be written. A job adds its own
- * (Job A: the tracking page without its frame).
+ * reset connection, HTTP 5xx or 429, the browser or its renderer gone, and the checks of `--verify` that
+ * may pass (a bot wall, a blank PDF). No for everything else: other 4xx, a report body too short to be one,
+ * a page script's error, a file that cannot be written, a PDF without its row's number, a `--fail-on-text`
+ * match. A job adds its own (Job A: the tracking page without its frame).
  */
 export function mayPass(error: unknown): boolean {
+  if (error instanceof CaptureCheckError) return error.mayPass;
   if (error instanceof HttpStatusError) return error.status >= 500 || error.status === 429;
   if (error instanceof ConnectionError || error instanceof BrowserGoneError) return true;
   if (error instanceof CdpTimeoutError) return true;

@@ -17,11 +17,13 @@ import { fontsReady } from "../ready/font_wait.ts";
 import * as inPage from "../in_page/page_function.ts";
 import { PageGuard, type Refusals } from "../guard/page_guard.ts";
 import { TabReadiness } from "./readiness.ts";
+import { type DocumentAnswer, DocumentAnswers } from "./document_answers.ts";
 import { IsolatedWorlds, type TabDocument } from "../in_page/isolated_world.ts";
 import type { UrlPolicy } from "../guard/url_policy.ts";
 import { SMALL_CALL_MS } from "../../timings.ts";
 
 export type { PageFunction } from "../in_page/page_function.ts";
+export type { DocumentAnswer } from "./document_answers.ts";
 
 /** How a tab is opened. */
 export interface TabOptions {
@@ -74,6 +76,9 @@ export class Tab {
   readonly #readiness: TabReadiness;
   /** Each document's isolated world, made as it commits, for the waits before a print. */
   readonly #worlds: IsolatedWorlds;
+  /** The answer that brought each of the tab's documents, once {@linkcode Tab.trackAnswers} switched it on. */
+  readonly #answers: DocumentAnswers;
+  #answersTracked = false;
 
   private constructor(connection: CdpConnection, targetId: string, session: TabSession, policy: UrlPolicy) {
     this.#connection = connection;
@@ -82,6 +87,10 @@ export class Tab {
     this.#guard = new PageGuard(connection, policy, targetId);
     this.#worlds = new IsolatedWorlds(connection);
     this.#readiness = new TabReadiness(connection, this.#session, this.#worlds, () => this.#documents());
+    this.#answers = new DocumentAnswers(
+      connection,
+      (frameId) => frameId === targetId || this.#frames.frame(frameId) !== undefined,
+    );
     // An out-of-process frame's session is guarded, and its requests followed once the tab tracks them.
     this.#frames = new FrameTracker(connection, {
       enable: (id, kind) => this.#readiness.withFrameSession(id, this.#guard.enable(id, kind)),
@@ -314,6 +323,26 @@ export class Tab {
   /** Follows the requests of the tab's documents from now on, for {@linkcode Tab.ready} (`tab/readiness.ts`). */
   trackRequests(): Promise<void> {
     return this.#readiness.track();
+  }
+
+  /**
+   * Follows the answers that bring the tab's documents from now on (and so their requests), for
+   * {@linkcode Tab.documentAnswer}. Later calls do nothing.
+   */
+  async trackAnswers(): Promise<void> {
+    if (!this.#answersTracked) {
+      this.#answersTracked = true;
+      this.#session.onClose(this.#answers.listen());
+    }
+    await this.#readiness.track();
+  }
+
+  /**
+   * The answer (status, headers, address after redirects) that brought the document of frame `frameId`, the
+   * page's when not given; undefined when none was seen since {@linkcode Tab.trackAnswers}.
+   */
+  documentAnswer(frameId: string = this.#targetId): DocumentAnswer | undefined {
+    return this.#answers.of(frameId);
   }
 
   /** Waits ≤ `timeoutMs` until page and frames are ready to print (`ready/readiness_wait.ts`); returns what kept them busy. */
