@@ -64,3 +64,12 @@ Deno.test("--check refuses a timeout a timer cannot hold, naming the option and 
     String(MAX_TIMEOUT_S),
   );
 });
+
+Deno.test("--check refuses a malformed --fail-on-text in one line, before any browser starts", async () => {
+  assertOneLineError(
+    await check("port", ["--fail-on-text=NO (CONTAINER"]),
+    "--fail-on-text",
+    '"NO (CONTAINER"',
+  );
+  assertOneLineError(await check("shipment", [], { CAPTURE_FAIL_ON_TEXT: "ok\n?" }), "--fail-on-text", '"?"');
+});

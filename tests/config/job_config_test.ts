@@ -559,3 +559,46 @@ Deno.test("job_config: --wait-until", async (t) => {
     assertUsageError(() => port(BASE, { CAPTURE_WAIT_UNTIL: "idle" }), "--wait-until", '"idle"');
   });
 });
+
+Deno.test("job_config: --verify, --fail-on-text and --user-agent", async (t) => {
+  await t.step("off, none and the browser's own by default, for both jobs", () => {
+    for (const config of [port(BASE), shipment([...BASE, ...JOB_A_FLAGS])]) {
+      assert.equal(config.verify, false);
+      assert.deepEqual(config.failOnText, []);
+      assert.equal("userAgent" in config, false);
+    }
+  });
+
+  await t.step(
+    "--fail-on-text: repeatable, case-insensitive; CAPTURE_FAIL_ON_TEXT one expression a line",
+    () => {
+      const flags = port([...BASE, "--fail-on-text=NO CONTAINER FOUND", "--fail-on-text", "not\\s+found"]);
+      assert.deepEqual(flags.failOnText.map((pattern) => pattern.source), [
+        "NO CONTAINER FOUND",
+        "not\\s+found",
+      ]);
+      assert.ok(flags.failOnText[0]!.test("no container found"));
+      const variable = port(BASE, { CAPTURE_FAIL_ON_TEXT: "Access denied\r\n\n  maintenance \n" });
+      assert.deepEqual(variable.failOnText.map((pattern) => pattern.source), [
+        "Access denied",
+        "maintenance",
+      ]);
+    },
+  );
+
+  await t.step(
+    "--fail-on-text: a malformed or empty expression is a one-line UsageError, under --check too",
+    () => {
+      assertUsageError(() => port([...BASE, "--fail-on-text=(unclosed"]), "--fail-on-text", '"(unclosed"');
+      assertUsageError(() => port([...BASE, "--check", "--fail-on-text="]), "--fail-on-text", "empty");
+      assertUsageError(() => port(BASE, { CAPTURE_FAIL_ON_TEXT: "ok\n[z-a]" }), "--fail-on-text", '"[z-a]"');
+    },
+  );
+
+  await t.step("--user-agent: trimmed; empty or with a line break is a UsageError", () => {
+    assert.equal(port([...BASE, "--user-agent", " capture-jobs/1 "]).userAgent, "capture-jobs/1");
+    assert.equal(port(BASE, { CAPTURE_USER_AGENT: "UA/2" }).userAgent, "UA/2");
+    assertUsageError(() => port([...BASE, "--user-agent="]), "--user-agent", "empty");
+    assertUsageError(() => port([...BASE, "--user-agent=a\nb"]), "--user-agent", "one line");
+  });
+});

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import {
   BrowserGoneError,
+  CaptureCheckError,
   CdpTimeoutError,
   ConnectionError,
   HttpStatusError,
@@ -35,6 +36,13 @@ Deno.test("mayPass: timeouts, lost connections, 5xx, 429 and a gone browser may 
     [new PageScriptError("ReferenceError: x is not defined"), false],
     [new Error("the port portal answered only 12 characters (at least 100 expected)"), false],
     [new Deno.errors.PermissionDenied("write"), false],
+    // --verify and --fail-on-text: what another try may change, and what is the portal's answer.
+    [new CaptureCheckError("blocked by a bot check (Cloudflare challenge)", { mayPass: true }), true],
+    [new CaptureCheckError("the PDF is blank", { mayPass: true }), true],
+    [new CaptureCheckError("the PDF does not show container MSCU1234567", { mayPass: false }), false],
+    [new CaptureCheckError('the page says "NO CONTAINER FOUND"', { mayPass: false }), false],
+    [new HttpStatusError("the detail page answered HTTP 500", 500), true],
+    [new HttpStatusError("the shipment page answered HTTP 410", 410), false],
     ["a string", false],
   ];
   for (const [error, expected] of cases) assert.equal(mayPass(error), expected, String(error));
