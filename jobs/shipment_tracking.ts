@@ -97,8 +97,10 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
       throw new Error(NO_BODY);
     }
+    // A wall or an error page has no frame: under --verify, say which it is at once, and once more when its
+    // script drew it after the load.
+    if (config.verify) await verifyShipmentPage(tab);
     if (!await tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs)) {
-      // A wall or an error page has no frame: under --verify, say which it is.
       if (config.verify) await verifyShipmentPage(tab);
       throw new Error(FRAME_NOT_FOUND);
     }
@@ -136,7 +138,6 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     }
 
     await waits.beforePrint();
-    if (config.verify) await verifyShipmentPage(tab);
     const fileName = pdfName(row, index);
     const check = printedPdfCheck({
       verify: config.verify,

@@ -1,0 +1,45 @@
+// The precision of the wall list in a real browser: every page the sandbox plays for the soak's row kinds
+// (Job A's tracking page and detail page, Job B's report), each read as --verify reads it, and none taken for
+// a wall. The kinds that kill a renderer or a browser are left out: their pages are ordinary until the kill.
+import assert from "node:assert/strict";
+import { Browser } from "../../lib/browser/browser.ts";
+import { PortReportClient } from "../../lib/port/report_client.ts";
+import { detailUrl } from "../../lib/shipment/detail_record.ts";
+import { botWallIn } from "../../lib/verify/bot_walls.ts";
+import { pageSignals } from "../../lib/verify/page_signals.ts";
+import { detailIdFor, startSandbox } from "../../fixtures/sandbox.ts";
+import { BEHAVIOURS } from "../../soak/behaviours.ts";
+import { browserOptions } from "../helpers/browser_fixture.ts";
+
+/** Row kinds whose pages are walls on purpose. */
+const WALLS = new Set(["BOTWALL"]);
+
+Deno.test("the wall list flags none of the sandbox's ordinary pages", async () => {
+  await using sandbox = await startSandbox({ slowMs: 200 });
+  await using browser = await Browser.start(browserOptions());
+  const tab = browser.tab;
+  await tab.trackAnswers();
+  const markers = BEHAVIOURS.map((behaviour) => behaviour.marker).filter((marker) => !WALLS.has(marker));
+  const report = new PortReportClient(sandbox.portUrl, 5_000);
+  const flagged: string[] = [];
+  let pages = 0;
+  const look = async (what: string, headers?: Record<string, string>) => {
+    pages++;
+    const wall = botWallIn(await pageSignals(tab, headers));
+    if (wall !== undefined) flagged.push(`${what}: ${wall}`);
+  };
+  for (const marker of markers) {
+    const fcr = `CPH-P${marker}-1`;
+    await tab.navigate(`${sandbox.trackingPortalUrl}/${encodeURIComponent(fcr)}`, 5_000);
+    await look(`tracking page ${fcr}`);
+    await tab.navigate(detailUrl(sandbox.reportingUrl, detailIdFor(fcr), fcr), 5_000);
+    await look(`detail page ${fcr}`);
+    const container = `MSCU-P${marker}-1`;
+    const answer = await report.fetch(container).catch(() => undefined);
+    if (answer === undefined) continue;
+    await tab.setContent(answer.html, 5_000);
+    await look(`report ${container}`, answer.headers);
+  }
+  assert.deepEqual(flagged, []);
+  assert.ok(pages >= 2 * markers.length, `${pages} pages for ${markers.length} row kinds`);
+});
