@@ -1,0 +1,60 @@
+// Tab.documentAnswer against the real Chromium of this machine: the status and headers of the answer that
+// brought each document, per frame, after its redirects: the page's own, and an out-of-process frame's
+// (127.0.0.1 and localhost are different sites), whichever session the browser tells it on.
+import assert from "node:assert/strict";
+import { pointFrameAt } from "../../../lib/shipment/frame_repoint.ts";
+import { TabFixture } from "../../helpers/browser_fixture.ts";
+
+/** An HTML answer with `status`. */
+const page = (body: string, status: number, headers: Record<string, string> = {}) =>
+  new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8", ...headers } });
+
+Deno.test("Tab.documentAnswer: the page's and a frame's answer, redirects followed to their end", async (t) => {
+  await using fixture = await TabFixture.start();
+  const { tab, site } = fixture;
+  site
+    .html("/portal", `<h1>Portal</h1><iframe id="f" src="about:blank"></iframe>`, { "x-portal": "yes" })
+    .route("/moved", () => new Response(null, { status: 302, headers: { location: "/down" } }))
+    .route("/down", () => page("<h1>Down for maintenance</h1>", 503, { "retry-after": "30" }))
+    .route("/detail-error", () => page("<h1>Internal error</h1>", 500))
+    .html("/detail", "<h1>Detail</h1>");
+
+  await t.step("nothing is known before the tab tracks its answers", async () => {
+    await tab.navigate(site.url("/portal"), 5_000);
+    assert.equal(tab.documentAnswer(), undefined);
+  });
+
+  await tab.trackAnswers();
+
+  await t.step("the page's answer, with its headers", async () => {
+    assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
+    const answer = tab.documentAnswer();
+    assert.equal(answer?.status, 200);
+    assert.equal(answer?.url, site.url("/portal"));
+    assert.equal(answer?.headers["x-portal"], "yes");
+  });
+
+  await t.step("a redirect to a 503 page: the last answer, where it came from", async () => {
+    await tab.navigate(site.url("/moved"), 5_000);
+    const answer = tab.documentAnswer();
+    assert.equal(answer?.status, 503);
+    assert.equal(answer?.url, site.url("/down"));
+    assert.equal(answer?.headers["retry-after"], "30");
+  });
+
+  await t.step("an out-of-process frame's answer is its own, the page's stays", async () => {
+    await tab.navigate(site.url("/portal"), 5_000);
+    const element = tab.frameElement("#f");
+    const frame = await element.owner();
+    assert.ok(frame !== undefined);
+    for (const [path, status] of [["/detail-error", 500], ["/detail", 200]] as const) {
+      const url = site.url(path, "localhost");
+      assert.equal(await pointFrameAt(element, url, 5_000), "loaded");
+      assert.deepEqual(
+        [tab.documentAnswer(frame.frameId)?.status, tab.documentAnswer(frame.frameId)?.url],
+        [status, url],
+      );
+      assert.equal(tab.documentAnswer()?.status, 200);
+    }
+  });
+});
