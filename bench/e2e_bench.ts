@@ -16,6 +16,7 @@ import { fidelitySection, runFidelity } from "./harness/fidelity_run.ts";
 import { concurrencySection, runConcurrency } from "./harness/concurrency_run.ts";
 import { benchRows } from "./harness/inputs.ts";
 import { measureRun } from "./harness/measure_run.ts";
+import { runVerifyCost, verifyCostSection } from "./harness/verify_cost_run.ts";
 import { memorySection, runMemory } from "./harness/memory_run.ts";
 import { modesSection, runModes } from "./harness/modes_run.ts";
 import { formatSpread } from "./harness/markdown.ts";
@@ -58,6 +59,10 @@ async function main(args: string[]): Promise<number> {
       return finish(header, sections, options, progress);
     }
     await warmUp(sandbox, workDir, options, progress);
+    if (options.verifyOnly) {
+      sections.push(...await verifyCost(sandbox, workDir, options, progress));
+      return finish(header, sections, options, progress);
+    }
 
     progress(`side-by-side: ${options.rounds} round(s) of ${options.rows} rows`);
     const runs = await runRounds(sandbox, {
@@ -116,6 +121,7 @@ async function main(args: string[]): Promise<number> {
         );
       }
     }
+    if (!options.skipVerify) sections.push(...await verifyCost(sandbox, workDir, options, progress));
     if (!options.skipMemory) {
       progress(`memory run: ${options.memoryRows} rows of the project's Job B`);
       sections.push(memorySection(await runMemory(sandbox, options.memoryRows, `${workDir}/mem`)));
@@ -128,6 +134,26 @@ async function main(args: string[]): Promise<number> {
     await Deno.remove(workDir, { recursive: true }).catch(() => {});
   }
   return finish(header, sections, options, progress);
+}
+
+/** The `--verify` cost runs of both jobs, one section each. */
+async function verifyCost(
+  sandbox: Sandbox,
+  workDir: string,
+  options: BenchOptions,
+  progress: (line: string) => void,
+): Promise<string[]> {
+  const sections: string[] = [];
+  for (const job of ["port", "shipment"] as const) {
+    const result = await runVerifyCost(sandbox, job, {
+      rows: options.verifyRows,
+      rounds: options.rounds,
+      dir: workDir,
+      progress,
+    });
+    sections.push(verifyCostSection(result));
+  }
+  return sections;
 }
 
 /** Prints the report (and writes it to `--report`); returns the exit code. */

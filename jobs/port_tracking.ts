@@ -84,14 +84,16 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
       }
       await waits.pause("beforePrint");
       await waits.beforePrint();
-      // The page came from the portal's answer, not from the file the browser read: its headers tell.
-      if (config.verify) await assertNoBotWall(tab, page.headers);
+      // The page came from the portal's answer, not from the file the browser read: its headers tell. The
+      // page is looked at while it prints; a wall fails the row before its PDF takes its name.
+      const wallChecked = config.verify ? assertNoBotWall(tab, page.headers) : undefined;
+      wallChecked?.catch(() => {});
       const fileName = pdfName(row, index);
       const check = printedPdfCheck({
         verify: config.verify,
         number: { value: row.containerNumber, label: "container" },
         failOnText: config.failOnText,
-      });
+      }, wallChecked);
       await printPdfFile(tab, config.outputDir, {
         fileName,
         params: printParams,

@@ -14,7 +14,7 @@ import { parseShipmentCommand, type ShipmentConfig } from "../lib/config/job_con
 import { type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { type RowContext, runCapture } from "../lib/run/capture_run.ts";
 import { SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
-import { printPdfFile } from "../lib/browser/pdf_output.ts";
+import { printPdf } from "../lib/browser/pdf_output.ts";
 import { acceptCookieConsent } from "../lib/shipment/consent.ts";
 import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
 import { shipmentPrintParams } from "../lib/shipment/print_params.ts";
@@ -87,8 +87,25 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     assertAnsweredBelow400(tab.documentAnswer(), "the shipment page");
   };
 
+  /**
+   * After the print, the spec's return to the portal's root and its pause. The PDF is printed, so a portal
+   * slow to show its root page does not fail the row, nor does a stop meanwhile (the run then stops before the
+   * next row, and --resume finds the PDF).
+   */
+  const returnToRoot = async (tab: Tab, { index, logger, waits }: RowContext) => {
+    try {
+      await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
+      await waits.pause("afterRootReturn");
+    } catch (error) {
+      if (!context.signal.aborted) {
+        logger.warn(`Row ${index}: could not return to the portal's root page: ${errorText(error)}`);
+      }
+    }
+  };
+
   /** One row, as the spec's Job A steps 4 to 9 have it. */
-  const capture = async (tab: Tab, row: ShipmentRow, { index, logger, warn, waits }: RowContext) => {
+  const capture = async (tab: Tab, row: ShipmentRow, rowContext: RowContext) => {
+    const { index, logger, warn, waits } = rowContext;
     if (config.verify) await tab.trackAnswers();
     const loaded = await tab.navigate(
       `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
@@ -97,10 +114,14 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
       throw new Error(NO_BODY);
     }
-    // A wall or an error page has no frame: under --verify, say which it is at once, and once more when its
-    // script drew it after the load.
-    if (config.verify) await verifyShipmentPage(tab);
-    if (!await tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs)) {
+    // A wall or an error page has no frame: under --verify, the page is checked while the frame is waited for,
+    // so a wall fails the row at once; and once more when no frame came (a script may draw the wall late).
+    const frameFound = tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs);
+    if (config.verify) {
+      const pageChecked = verifyShipmentPage(tab);
+      await Promise.race([frameFound.then(() => pageChecked), pageChecked]);
+    }
+    if (!await frameFound) {
       if (config.verify) await verifyShipmentPage(tab);
       throw new Error(FRAME_NOT_FOUND);
     }
@@ -129,12 +150,9 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
         pointFrameAt(tab.frameElement(config.frameSelector), url, timings.waitTimeoutMs),
       );
       if (load !== "loaded") failOrWarn(warn, `the detail frame ${load} (${url})`, load === "timed out");
-      const shown = frameShowing(tab, url);
-      if (shown !== undefined) failOrWarn(warn, shown, false);
-      if (config.verify) {
-        const frame = await tab.frameElement(config.frameSelector).owner();
-        assertAnsweredBelow400(frame && tab.documentAnswer(frame.frameId), "the detail page");
-      }
+      const frameId = tab.frameShowing(url);
+      if (frameId === undefined) failOrWarn(warn, notShowing(tab, url), false);
+      else if (config.verify) assertAnsweredBelow400(tab.documentAnswer(frameId), "the detail page");
     }
 
     await waits.beforePrint();
@@ -144,22 +162,15 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
       number: { value: row.fcrNumber, label: "FCR" },
       failOnText: config.failOnText,
     });
-    await printPdfFile(tab, config.outputDir, {
+    const printed = await printPdf(tab, config.outputDir, {
       fileName,
       params: printParams,
       timeoutMs: PRINT_TIMEOUT_MS,
       ...(check ? { check } : {}),
     });
-    try {
-      await tab.navigate(config.trackingPortalUrl, timings.httpTimeoutMs);
-      await waits.pause("afterRootReturn");
-    } catch (error) {
-      // The PDF is written, so the row is done: a portal slow to show its root page does not undo it, nor
-      // does a stop meanwhile (the run then stops before the next row, and --resume finds the PDF).
-      if (!context.signal.aborted) {
-        logger.warn(`Row ${index}: could not return to the portal's root page: ${errorText(error)}`);
-      }
-    }
+    // The PDF is checked (under --verify or --fail-on-text) while the tab returns to the portal's root.
+    const [saved] = await Promise.allSettled([printed.save(), returnToRoot(tab, rowContext)]);
+    if (saved.status === "rejected") throw saved.reason;
     return fileName;
   };
 
@@ -190,14 +201,13 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
 }
 
 /**
- * Why no frame of the page shows `url`, or undefined when one ended on it: the frame's `load` event also
- * fires for error pages (refused, framing denied), so a loaded frame is no proof of content
- * (docs/chromium_notes.md#a-frames-load-fires-for-error-pages-too). The tab knows where its frames are
- * from the browser's events: the check costs no round trip.
+ * Why no frame of the page shows `url`: the frame's `load` event also fires for error pages (refused, framing
+ * denied), so a loaded frame is no proof of content
+ * (docs/chromium_notes.md#a-frames-load-fires-for-error-pages-too). The tab knows where its frames are from
+ * the browser's events: the check costs no round trip.
  */
-function frameShowing(tab: Tab, url: string): string | undefined {
+function notShowing(tab: Tab, url: string): string {
   const frames = tab.frameUrls();
-  if (frames.includes(new URL(url).href)) return undefined;
   return `the frame did not end on the detail page ${url} (it shows ${frames.join(", ") || "nothing"})`;
 }
 

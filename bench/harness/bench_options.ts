@@ -36,13 +36,18 @@ export interface BenchOptions {
    * row. The host's speed, to report beside a suite time measured the same hour.
    */
   floorOnly: boolean;
+  /** Rows of each `--verify` cost run (`--verify-rows`, default 30); its rounds are `rounds`. */
+  verifyRows: number;
+  skipVerify: boolean;
+  /** Only the `--verify` cost runs (`--verify-only`). */
+  verifyOnly: boolean;
 }
 
 /** Usage text. */
 export const USAGE =
   `deno task bench [--rows N] [--rounds R] [--memory-rows N] [--skip-memory] [--skip-fidelity]
                 [--concurrency-rows N] [--skip-concurrency] [--skip-pool] [--modes-rows N] [--skip-modes]
-                [--report FILE] [--floor-only]
+                [--verify-rows N] [--skip-verify] [--report FILE] [--floor-only] [--verify-only]
   --rows N          rows per side-by-side run (default 50, at least 2)
   --rounds R        rounds of project/floor runs, alternating (default 3)
   --memory-rows N   rows of the project's Job B memory run (default 1000)
@@ -53,9 +58,12 @@ export const USAGE =
   --skip-pool           leave out the same runs against a local browserless pool
   --modes-rows N    rows of each --wait-until pauses/ready run, --concurrency 1 and 4, pauses on (default 12)
   --skip-modes      leave out the --wait-until runs
+  --verify-rows N   rows of each run without and with --verify, --rounds rounds, pause scale 0 (default 30)
+  --skip-verify     leave out the --verify cost runs
   --report FILE     also write the Markdown report to FILE
   --floor-only      only Job B's floor: --rounds runs of --rows rows and its ms/row (the host's speed;
-                    e.g. --floor-only --rows 20 --rounds 3, under a minute)`;
+                    e.g. --floor-only --rows 20 --rounds 3, under a minute)
+  --verify-only     only the --verify cost runs of both jobs`;
 
 /** Parses the command line. @throws {Error} with a one-line message. */
 export function parseBenchOptions(args: string[]): BenchOptions {
@@ -75,6 +83,9 @@ export function parseBenchOptions(args: string[]): BenchOptions {
       "skip-modes": { type: "boolean", default: false },
       report: { type: "string" },
       "floor-only": { type: "boolean", default: false },
+      "verify-rows": { type: "string", default: "30" },
+      "skip-verify": { type: "boolean", default: false },
+      "verify-only": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -95,6 +106,9 @@ export function parseBenchOptions(args: string[]): BenchOptions {
     modesRows: integer("--modes-rows", values["modes-rows"], 2),
     skipModes: values["skip-modes"],
     floorOnly: values["floor-only"],
+    verifyRows: integer("--verify-rows", values["verify-rows"], 2),
+    skipVerify: values["skip-verify"],
+    verifyOnly: values["verify-only"],
   };
   if (values.report !== undefined) options.reportFile = values.report;
   return options;

@@ -27,35 +27,61 @@ export interface PdfFileOptions {
   check?: (pdf: Uint8Array) => Promise<void>;
 }
 
+/** A PDF printed into its hidden partial file, not yet under its name (from {@linkcode printPdf}). */
+export interface PrintedPdf {
+  /**
+   * Runs the check (if any) and renames the PDF into place; on failure removes the partial file and rethrows.
+   * The tab is no longer needed: it may load another page meanwhile.
+   */
+  save(): Promise<void>;
+}
+
+/**
+ * Prints the tab into a hidden `.partial` file beside `<outputDir>/<fileName>`, streamed; the returned
+ * {@linkcode PrintedPdf} checks it and gives it its name. On a failed print the partial file is removed and the
+ * error is rethrown.
+ */
+export async function printPdf(
+  tab: Tab,
+  outputDir: string,
+  { fileName, params, timeoutMs, check }: PdfFileOptions,
+): Promise<PrintedPdf> {
+  const finalPath = `${outputDir}/${fileName}`;
+  const partialPath = `${outputDir}/${partialFileName(fileName, Deno.pid)}`;
+  const removePartial = () => Deno.remove(partialPath).catch(() => {});
+  const file = await Deno.open(partialPath, { write: true, create: true, truncate: true });
+  const chunks: Uint8Array[] = [];
+  try {
+    await tab.printToPdf(params, timeoutMs, async (chunk) => {
+      if (check !== undefined) chunks.push(chunk.slice());
+      for (let written = 0; written < chunk.length;) written += await file.write(chunk.subarray(written));
+    });
+  } catch (error) {
+    file.close();
+    await removePartial();
+    throw error;
+  }
+  file.close();
+  return {
+    async save() {
+      try {
+        if (check !== undefined) await check(concatenate(chunks));
+        await Deno.rename(partialPath, finalPath);
+      } catch (error) {
+        await removePartial();
+        throw error;
+      }
+    },
+  };
+}
+
 /**
  * Prints the tab into `<outputDir>/<fileName>`: streamed to a hidden `.partial` file in the same folder,
  * then renamed into place once `check` (if any) passed. On failure the partial file is removed and the error is
  * rethrown.
  */
-export async function printPdfFile(
-  tab: Tab,
-  outputDir: string,
-  { fileName, params, timeoutMs, check }: PdfFileOptions,
-): Promise<void> {
-  const finalPath = `${outputDir}/${fileName}`;
-  const partialPath = `${outputDir}/${partialFileName(fileName, Deno.pid)}`;
-  const file = await Deno.open(partialPath, { write: true, create: true, truncate: true });
-  const chunks: Uint8Array[] = [];
-  try {
-    try {
-      await tab.printToPdf(params, timeoutMs, async (chunk) => {
-        if (check !== undefined) chunks.push(chunk.slice());
-        for (let written = 0; written < chunk.length;) written += await file.write(chunk.subarray(written));
-      });
-    } finally {
-      file.close();
-    }
-    if (check !== undefined) await check(concatenate(chunks));
-    await Deno.rename(partialPath, finalPath);
-  } catch (error) {
-    await Deno.remove(partialPath).catch(() => {});
-    throw error;
-  }
+export async function printPdfFile(tab: Tab, outputDir: string, options: PdfFileOptions): Promise<void> {
+  await (await printPdf(tab, outputDir, options)).save();
 }
 
 /** One buffer of `chunks`, in order. */

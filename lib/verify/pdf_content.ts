@@ -16,8 +16,9 @@ export interface PdfContent {
 /** Reads the text of `pdf` and, when it has none, whether it paints an image. */
 export async function readPdfContent(pdf: Uint8Array): Promise<PdfContent> {
   const { extractText, getDocumentProxy, getResolvedPDFJS } = await import("unpdf");
-  // PDF.js takes the buffer over: hand it a copy, so the caller's bytes stay whole.
-  const document = await getDocumentProxy(pdf.slice());
+  // PDF.js takes the buffer over: hand it a copy, so the caller's bytes stay whole. Text needs no font
+  // faces and no system fonts.
+  const document = await getDocumentProxy(pdf.slice(), { disableFontFace: true, useSystemFonts: false });
   try {
     const { text } = await extractText(document, { mergePages: true });
     if (text.trim() !== "") return { text, hasImage: false };

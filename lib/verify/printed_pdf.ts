@@ -54,13 +54,16 @@ export function pdfProblem(
 
 /**
  * The check `printPdfFile` runs on a row's printed bytes before the PDF takes its name, or undefined when
- * `expectations` ask for none (the PDF is then never read).
+ * `expectations` ask for none (the PDF is then never read). `before`, a check of the page that ran while it
+ * printed, fails it first.
  */
 export function printedPdfCheck(
   expectations: PdfExpectations,
+  before?: Promise<void>,
 ): ((pdf: Uint8Array) => Promise<void>) | undefined {
   if (!expectations.verify && expectations.failOnText.length === 0) return undefined;
   return async (pdf) => {
+    await before;
     const problem = pdfProblem(await readPdfContent(pdf), expectations);
     if (problem !== undefined) throw problem;
   };

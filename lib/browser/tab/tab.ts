@@ -308,6 +308,12 @@ export class Tab {
     return this.#frames.urls();
   }
 
+  /** The id of a child frame that shows `url` now (as the browser reports it, no round trip), if any. */
+  frameShowing(url: string): string | undefined {
+    const href = new URL(url).href;
+    return this.#frames.documents().find((frame) => frame.url === href)?.frameId;
+  }
+
   /** Waits, at most `timeoutMs`, for the web fonts of the page and its frames; names those still loading. */
   fontsReady(timeoutMs: number): Promise<string[]> {
     return fontsReady(this.#worlds, this.#documents(), timeoutMs);
