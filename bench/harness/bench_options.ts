@@ -58,7 +58,8 @@ export const USAGE =
   --skip-pool           leave out the same runs against a local browserless pool
   --modes-rows N    rows of each --wait-until pauses/ready run, --concurrency 1 and 4, pauses on (default 12)
   --skip-modes      leave out the --wait-until runs
-  --verify-rows N   rows of each run without and with --verify, --rounds rounds, pause scale 0 (default 30)
+  --verify-rows N   rows of each run without and with --verify, --rounds rounds, pause scale 0 (default 30;
+                    at most 6 at the spec's pauses)
   --skip-verify     leave out the --verify cost runs
   --report FILE     also write the Markdown report to FILE
   --floor-only      only Job B's floor: --rounds runs of --rows rows and its ms/row (the host's speed;

@@ -1,8 +1,8 @@
 /**
- * What `--verify` costs a row: each job over the same ordinary rows at `--concurrency 1` and pause scale 0
- * (the row's own work only, where a cost shows the most), without and with `--verify`, in rounds whose order
- * alternates so that a drift of the host's speed does not count for one side. The ratio is taken within a
- * round, then its median over the rounds.
+ * What `--verify` costs a row: each job over the same ordinary rows at `--concurrency 1`, without and with
+ * `--verify`, in rounds whose order alternates so that a drift of the host's speed does not count for one
+ * side; at pause scale 0 (the row's own work only, where a cost shows the most) and at the spec's pauses (a
+ * row as production runs it). The ratio is taken within a round, then its median over the rounds.
  *
  * @module
  */
@@ -25,6 +25,7 @@ interface CostRound {
 export interface VerifyCostResult {
   job: JobName;
   rows: number;
+  pauseScale: number;
   rounds: CostRound[];
 }
 
@@ -32,7 +33,7 @@ export interface VerifyCostResult {
 export async function runVerifyCost(
   sandbox: Sandbox,
   job: JobName,
-  options: { rows: number; rounds: number; dir: string; progress(line: string): void },
+  options: { rows: number; rounds: number; pauseScale: number; dir: string; progress(line: string): void },
 ): Promise<VerifyCostResult> {
   const rows = benchRows(job, options.rows);
   const rounds: CostRound[] = [];
@@ -44,25 +45,25 @@ export async function runVerifyCost(
           job,
           runner: "project",
           rows,
-          pauseScale: 0,
+          pauseScale: options.pauseScale,
           tagged: false,
           consentTimeoutS: 0.05,
           projectFlags: side === "on" ? ["--verify"] : [],
         },
         sandbox,
-        `${options.dir}/v${job[0]}${round}${side}`,
+        `${options.dir}/v${job[0]}${options.pauseScale}${round}${side}`,
       );
       outcomes[side] = outcome;
       const m = outcome.metrics;
       options.progress(
-        `${job} round ${round}, --verify ${side}: ${
+        `${job} pause scale ${options.pauseScale} round ${round}, --verify ${side}: ${
           m ? `${m.msPerRowMedian.toFixed(1)} ms/row` : `INVALID (${outcome.problems.join("; ")})`
         }`,
       );
     }
     rounds.push(outcomes as CostRound);
   }
-  return { job, rows: options.rows, rounds };
+  return { job, rows: options.rows, pauseScale: options.pauseScale, rounds };
 }
 
 /** One job's rounds as Markdown, with the median cost against the target. */
@@ -85,7 +86,7 @@ export function verifyCostSection(result: VerifyCostResult): string {
       cost <= VERIFY_COST_TARGET ? "met" : "**missed**"
     })`;
   return [
-    `### ${name}: what --verify costs a row, ${result.rows} rows, --concurrency 1, pause scale 0`,
+    `### ${name}: what --verify costs a row, ${result.rows} rows, --concurrency 1, pause scale ${result.pauseScale}`,
     "",
     table(["round", "without, ms/row", "with --verify, ms/row", "difference, ms", "cost"], lines),
     "",
