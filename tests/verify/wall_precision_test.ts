@@ -15,7 +15,7 @@ import { browserOptions } from "../helpers/browser_fixture.ts";
 const WALLS = new Set(["BOTWALL"]);
 
 Deno.test("the wall list flags none of the sandbox's ordinary pages", async () => {
-  await using sandbox = await startSandbox({ slowMs: 200 });
+  await using sandbox = await startSandbox({ slowMs: 200, fontDelayMs: 100 });
   await using browser = await Browser.start(browserOptions());
   const tab = browser.tab;
   await tab.trackAnswers();
