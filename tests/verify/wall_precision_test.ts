@@ -1,6 +1,6 @@
 // The precision of the wall list in a real browser: every page the sandbox plays for the soak's row kinds
 // (Job A's tracking page and detail page, Job B's report), each read as --verify reads it, and none taken for
-// a wall. The kinds that kill a renderer or a browser are left out: their pages are ordinary until the kill.
+// a wall; the sandbox's walls, read the same way, are found.
 import assert from "node:assert/strict";
 import { Browser } from "../../lib/browser/browser.ts";
 import { PortReportClient } from "../../lib/port/report_client.ts";
@@ -42,4 +42,11 @@ Deno.test("the wall list flags none of the sandbox's ordinary pages", async () =
   }
   assert.deepEqual(flagged, []);
   assert.ok(pages >= 2 * markers.length, `${pages} pages for ${markers.length} row kinds`);
+
+  // The walls themselves, read the same way, are found.
+  await tab.navigate(`${sandbox.trackingPortalUrl}/CPH-BOTWALL-1`, 5_000);
+  assert.equal(botWallIn(await pageSignals(tab)), "Cloudflare challenge");
+  const wall = await report.fetch("MSCU-BOTWALL-1");
+  await tab.setContent(wall.html, 5_000);
+  assert.equal(botWallIn(await pageSignals(tab, wall.headers)), "Imperva Incapsula");
 });
