@@ -103,9 +103,12 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     }
   };
 
-  /** One row, as the spec's Job A steps 4 to 9 have it. */
-  const capture = async (tab: Tab, row: ShipmentRow, rowContext: RowContext) => {
-    const { index, logger, warn, waits } = rowContext;
+  /**
+   * The row's shipment page, loaded with its frame there; under `--verify` it is checked while the frame is
+   * waited for, so that a wall or an error page (neither has the frame) fails the row at once, and once more
+   * when no frame came (a script may draw a wall late).
+   */
+  const openShipmentPage = async (tab: Tab, row: ShipmentRow) => {
     if (config.verify) await tab.trackAnswers();
     const loaded = await tab.navigate(
       `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
@@ -114,8 +117,6 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
       throw new Error(NO_BODY);
     }
-    // A wall or an error page has no frame: under --verify, the page is checked while the frame is waited for,
-    // so a wall fails the row at once; and once more when no frame came (a script may draw the wall late).
     const frameFound = tab.waitForSelector(config.frameSelector, timings.waitTimeoutMs);
     if (config.verify) {
       const pageChecked = verifyShipmentPage(tab);
@@ -125,13 +126,29 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
       if (config.verify) await verifyShipmentPage(tab);
       throw new Error(FRAME_NOT_FOUND);
     }
+  };
+
+  /** One row, as the spec's Job A steps 4 to 9 have it. */
+  const capture = async (tab: Tab, row: ShipmentRow, rowContext: RowContext) => {
+    const { index, logger, warn, waits } = rowContext;
+    const search = () =>
+      resolveDetailId(config.reportingUrl, row.fcrNumber, {
+        timeoutMs: timings.httpTimeoutMs,
+        signal: context.signal,
+        onProblem: warn,
+      });
+    // Under --wait-until=ready the search, the job's own request, runs while the shipment page loads; under
+    // the spec's pauses it comes in the spec's order, after the frame's pause.
+    const early = timings.waitUntil === "ready" ? search() : undefined;
+    try {
+      await openShipmentPage(tab, row);
+    } catch (error) {
+      await early;
+      throw error;
+    }
     await waits.pause("afterFrameAppears");
 
-    const id = await resolveDetailId(config.reportingUrl, row.fcrNumber, {
-      timeoutMs: timings.httpTimeoutMs,
-      signal: context.signal,
-      onProblem: warn,
-    });
+    const id = await (early ?? search());
     if (id === undefined) {
       if (config.verify) {
         throw new CaptureCheckError(`no detail record id for FCR ${row.fcrNumber}`, { mayPass: false });

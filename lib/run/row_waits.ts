@@ -1,9 +1,11 @@
 /**
  * The waits of a row that wait for a page, under `--wait-until`: under `pauses` (the default) the spec's
- * fixed pauses and the web-font wait before each print, exactly as the spec has them; under `ready` a
- * readiness wait of the tab (`Tab.ready`, `ready/readiness_wait.ts`) in place of each such pause, bounded by
- * `--wait-timeout`, whose font check replaces the font wait. A readiness wait that runs out is a warning
- * naming what kept the page busy; the row goes on with what the page shows.
+ * fixed pauses and the web-font wait before each print, exactly as the spec has them; under `ready` one
+ * readiness wait of the tab (`Tab.ready`, `ready/readiness_wait.ts`) a row, in place of the pause before the
+ * print (Job A: after its frame is pointed, or without a detail id), bounded by `--wait-timeout`, whose font
+ * check replaces the font wait. The other pauses then wait for nothing more than what their step already
+ * waited for (an element, a load): the wait before the print covers the page and all its frames. A readiness
+ * wait that runs out is a warning naming what kept the page busy; the row goes on with what the page shows.
  *
  * @module
  */
@@ -12,17 +14,19 @@ import { formatSeconds } from "../deadline.ts";
 import { waitForFonts } from "../browser/ready/font_wait.ts";
 import { pause, type PauseName, type Timings } from "../timings.ts";
 
-/** What each pause that waits for a page follows, for a warning. */
-const AFTER: Readonly<Record<Exclude<PauseName, "betweenRows">, string>> = {
-  afterFrameAppears: "after its frame appeared",
+/** A pause that waits for a page (Job B's pause between rows waits for the portal, not for a page). */
+export type PagePause = Exclude<PauseName, "betweenRows">;
+
+/**
+ * Under `ready`, the pauses whose step is followed by the print, each of which becomes the row's readiness
+ * wait, and what it follows, for a warning. The others (after the frame appears, after the return to the
+ * portal's root) need no quiet page: the next readiness wait covers what they waited for.
+ */
+const READY_WAITS: Readonly<Partial<Record<PagePause, string>>> = {
   afterFrameSource: "after its frame was pointed at the detail page",
   noDetailId: "without a detail record id",
-  afterRootReturn: "after returning to the portal's root page",
   beforePrint: "before printing",
 };
-
-/** A pause that waits for a page (Job B's pause between rows waits for the portal, not for a page). */
-export type PagePause = keyof typeof AFTER;
 
 /** The waits of one row in one tab. */
 export interface RowWaits {
@@ -56,10 +60,12 @@ export async function rowWaits(
   }
   await tab.trackRequests();
   const ready = async (name: PagePause) => {
+    const after = READY_WAITS[name];
+    if (after === undefined) return;
     const busy = await tab.ready(timings.waitTimeoutMs);
     if (busy.length > 0) {
       warn(
-        `the page was not ready ${formatSeconds(timings.waitTimeoutMs)} ${AFTER[name]} (${
+        `the page was not ready ${formatSeconds(timings.waitTimeoutMs)} ${after} (${
           busy.join("; ")
         }); going on with what it shows`,
       );
