@@ -28,6 +28,11 @@ export interface BrowserOptions {
   onDialog: (message: string, tab: number) => void;
   /** How many tabs the job works in; 1 by default. */
   tabs?: number;
+  /**
+   * The User-Agent of every request the pages make, in every tab and out-of-process frame; the browser's own
+   * by default (docs/chromium_notes.md#a-user-agent-set-per-session).
+   */
+  userAgent?: string;
   /** Which URLs the pages may request; by default every URL but local files. */
   policy?: UrlPolicy;
   /**
@@ -155,6 +160,7 @@ export class Browser implements AsyncDisposable {
             // (docs/chromium_notes.md#a-loaded-host-slows-a-tabs-set-up).
             setupMs: options.startTimeoutMs,
             ...(existingTarget === undefined ? {} : { existingTarget }),
+            ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
           });
         // A browser this job started opened a blank tab by itself: the job's first tab, saving a renderer
         // (docs/chromium_notes.md#what-a-tab-a-session-and-a-browser-cost).

@@ -44,7 +44,10 @@ export interface ChildFrame {
 /** The part of the DevTools connection the tracker uses (a recorded event sequence can stand in for it). */
 export type FrameEventSource = Pick<CdpConnection, "on" | "send">;
 
-/** What the tab does with its child frames: guards each OOPIF frame's session, and hears of their documents. */
+/**
+ * What the tab does with its child frames: guards (and sets up, e.g. its User-Agent) each OOPIF frame's
+ * session, and hears of their documents.
+ */
 export interface FrameHooks extends Pick<PageGuard, "enable"> {
   /** Frame `frameId` committed a new document, reached through session `sessionId`. */
   committed?(frameId: string, sessionId: string): void;

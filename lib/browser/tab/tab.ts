@@ -22,6 +22,9 @@ import { IsolatedWorlds, type TabDocument } from "../in_page/isolated_world.ts";
 import type { UrlPolicy } from "../guard/url_policy.ts";
 import { SMALL_CALL_MS } from "../../timings.ts";
 
+/** How a session's User-Agent is set (docs/chromium_notes.md#a-user-agent-set-per-session). */
+const USER_AGENT_OVERRIDE = "Emulation.setUserAgentOverride";
+
 export type { PageFunction } from "../in_page/page_function.ts";
 export type { DocumentAnswer } from "./document_answers.ts";
 
@@ -38,6 +41,12 @@ export interface TabOptions {
    * (docs/chromium_notes.md#a-loaded-host-slows-a-tabs-set-up).
    */
   setupMs?: number;
+  /**
+   * The User-Agent of every request of the tab's pages and of their out-of-process frames, and what their
+   * `navigator.userAgent` shows; unset, the browser's own, and no call is made
+   * (docs/chromium_notes.md#a-user-agent-set-per-session).
+   */
+  userAgent?: string;
 }
 
 /** The `Page.printToPDF` parameters the jobs set (sizes and margins in inches). */
@@ -80,7 +89,13 @@ export class Tab {
   readonly #answers: DocumentAnswers;
   #answersTracked = false;
 
-  private constructor(connection: CdpConnection, targetId: string, session: TabSession, policy: UrlPolicy) {
+  private constructor(
+    connection: CdpConnection,
+    targetId: string,
+    session: TabSession,
+    policy: UrlPolicy,
+    userAgent: string | undefined,
+  ) {
     this.#connection = connection;
     this.#targetId = targetId;
     this.#session = session;
@@ -91,9 +106,16 @@ export class Tab {
       connection,
       (frameId) => frameId === targetId || this.#frames.frame(frameId) !== undefined,
     );
-    // An out-of-process frame's session is guarded, and its requests followed once the tab tracks them.
+    // An out-of-process frame's session is guarded, given the tab's User-Agent, and its requests followed
+    // once the tab tracks them.
     this.#frames = new FrameTracker(connection, {
-      enable: (id, kind) => this.#readiness.withFrameSession(id, this.#guard.enable(id, kind)),
+      enable: (id, kind) =>
+        withUserAgent(
+          connection,
+          id,
+          userAgent,
+          this.#readiness.withFrameSession(id, this.#guard.enable(id, kind)),
+        ),
       committed: (frameId, sessionId) => this.#worlds.committed(frameId, sessionId),
       detached: (frameId) => this.#worlds.forget([frameId]),
     });
@@ -104,13 +126,17 @@ export class Tab {
     const setupMs = options.setupMs ?? SMALL_CALL_MS;
     const { session, targetId } = await TabSession.attach(connection, options.existingTarget, setupMs);
     const sessionId = session.id;
-    const tab = new Tab(connection, targetId, session, options.policy);
+    const tab = new Tab(connection, targetId, session, options.policy, options.userAgent);
     session.dismissDialogs(options.onDialog);
     tab.#watch();
     const guarded = tab.#guard.enable(sessionId, "tab", setupMs);
     tab.#session.onClose(guarded.off);
     await Promise.all([
       guarded.enabled,
+      // Before the tab's first page (docs/chromium_notes.md#a-user-agent-set-per-session).
+      ...(options.userAgent === undefined
+        ? []
+        : [tab.#send(USER_AGENT_OVERRIDE, { userAgent: options.userAgent }, setupMs)]),
       tab.#send("Page.enable", {}, setupMs),
       // Tells a renderer crash (docs/chromium_notes.md#a-renderer-crash-is-told-after-the-failed-call).
       tab.#send("Inspector.enable", {}, setupMs),
@@ -382,4 +408,21 @@ export class Tab {
     await this.#connection.send("Target.closeTarget", { targetId: this.#targetId }, SMALL_CALL_MS)
       .catch(() => {});
   }
+}
+
+/**
+ * `followed` (an out-of-process frame session's guard) plus, when `userAgent` is given, that session's
+ * User-Agent override, sent now: ahead of the tracker's release of a frame held at its start, which the
+ * session handles after it, so the frame's first request already carries it. Without one, no call is made
+ * (docs/chromium_notes.md#a-user-agent-set-per-session).
+ */
+function withUserAgent(
+  connection: CdpConnection,
+  sessionId: string,
+  userAgent: string | undefined,
+  followed: { off: () => void; enabled: Promise<unknown> },
+): { off: () => void; enabled: Promise<unknown> } {
+  if (userAgent === undefined) return followed;
+  const overridden = connection.send(USER_AGENT_OVERRIDE, { userAgent }, SMALL_CALL_MS, sessionId);
+  return { off: followed.off, enabled: Promise.all([followed.enabled, overridden]) };
 }
