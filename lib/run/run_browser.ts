@@ -44,6 +44,7 @@ export function jobBrowsers(
     onTabGone: (reason) =>
       logger.warn(`A tab was gone when it was next needed: ${reason}; opening a new one`),
     policy: new UrlPolicy(config.allowUrls, config.denyUrls),
+    ...(config.userAgent === undefined ? {} : { userAgent: config.userAgent }),
     stop: options.signal,
     ...(options.prepare ? { prepare: options.prepare } : {}),
     ...(endpoint ? { browserUrl: endpoint.url } : {}),
