@@ -47,7 +47,8 @@ async function jobA(sandbox: Sandbox, dir: TestFolder, ...flags: string[]): Prom
   const reporting = sandbox.requests.reporting;
   const ref = (r: RecordedRequest) => r.query.ref;
   const frame = reporting.filter((r) => ref(r) !== "/search");
-  assert.deepEqual(frame.map(ref), ["/home", "/fcr"], shown(reporting));
+  // Its first page, then the detail page (asked for again when a re-point was lost on a loaded host).
+  assert.deepEqual([...new Set(frame.map(ref))], ["/home", "/fcr"], shown(reporting));
   assert.deepEqual(frame.filter((r) => userAgentOf(r) !== UA), [], shown(reporting));
   const searches = reporting.filter((r) => ref(r) === "/search");
   assert.equal(searches.length, 1, shown(reporting));
