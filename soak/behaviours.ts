@@ -3,16 +3,34 @@
  * with the status the spec and the opt-in options give a row that behaves so. The model (`model.ts`) is
  * built from this table; the draw (`draw.ts`) picks from it by weight.
  *
+ * Under `--verify` and `--fail-on-text` (drawn per run, see `draw.ts`), a row the spec's job captures may fail:
+ * a bot wall, a 5xx page, no detail record id, a blank PDF, a PDF without the row's number, a page that says
+ * the soak's {@linkcode FAIL_ON_TEXT}. Where the soak knows why a row fails, its `failure` says with what
+ * error and whether `--retries` tries it again.
+ *
  * @module
  */
-import { HOSTILE_VECTORS, type HostileVector, KILL_MARKERS, type KillCase } from "../fixtures/sandbox.ts";
+import {
+  HOSTILE_VECTORS,
+  type HostileVector,
+  KILL_MARKERS,
+  type KillCase,
+  NOT_FOUND_TEXT,
+  otherContainerFor,
+  VERIFY_MARKERS,
+} from "../fixtures/sandbox.ts";
 import type { RowStatus } from "../lib/run/row_result.ts";
 
 /** Job A (shipment tracking) or Job B (port container location). */
 export type SoakJob = "A" | "B";
 
+/** The one `--fail-on-text` expression the soak draws: what the port portal says for a mistyped container. */
+export const FAIL_ON_TEXT = NOT_FOUND_TEXT;
+
 /** What decides a row's status besides its behaviour. */
 export interface TryBudget {
+  /** The job the row is a row of. */
+  job: SoakJob;
   /** `--retries` of the run. */
   retries: number;
   /**
@@ -24,6 +42,18 @@ export interface TryBudget {
   killed: boolean;
   /** `--pool`: the run goes through the soak's pool of browserless instances. */
   pool: boolean;
+  /** `--verify` of the run. */
+  verify: boolean;
+  /** `--fail-on-text` {@linkcode FAIL_ON_TEXT} of the run. */
+  failOnText: boolean;
+}
+
+/** Why a row fails, where the soak knows it. */
+export interface Failure {
+  /** The row's last error (its log's "failed: …"). */
+  reason: RegExp;
+  /** Whether `--retries` tries it again (a 5xx or 429, a bot wall, a blank PDF, Job A's missing frame). */
+  retried: boolean;
 }
 
 /** One way a row behaves. */
@@ -38,8 +68,18 @@ export interface Behaviour {
   weight: number;
   /** The row's status under `budget`. */
   status(budget: TryBudget): RowStatus;
+  /**
+   * When the row fails under `budget` and the soak knows why: with what and whether it is tried again.
+   * Undefined for the rows whose failure depends on timing or on what the soak killed.
+   */
+  failure?(budget: TryBudget): Failure | undefined;
   /** Job A: whether the PDF shows the reporting site's detail record (the frame pointed at it). */
   detail: boolean;
+  /**
+   * When the row succeeds, what its PDF shows in place of the row's own page: these texts (another
+   * container's report, a block page), or nothing at all ("blank"). Unset: the row's own page.
+   */
+  printed?: "blank" | ((value: string) => string[]);
   /** Set on the rows that ask the soak to kill something. */
   kill?: KillCase;
   /**
@@ -61,6 +101,40 @@ const killedOnce = ({ retries, killed }: TryBudget): RowStatus =>
   killed && retries === 0 ? "error" : "success";
 
 const both: readonly SoakJob[] = ["A", "B"];
+
+/** The status and the failure of a row that fails exactly when `outcome` gives a failure. */
+function failsWith(
+  outcome: (budget: TryBudget) => Failure | undefined,
+): Pick<Behaviour, "status" | "failure"> {
+  return { status: (budget) => outcome(budget) === undefined ? "success" : "error", failure: outcome };
+}
+
+/** Job A's spec error for a shipment page without the frame; Job A tries it again. */
+const FRAME_NOT_FOUND: Failure = { reason: /^Iframe not found on page$/, retried: true };
+
+/**
+ * A row whose page answers HTTP `status` on every try: Job B's POST fails on it; Job A's page has no frame,
+ * which the spec's job finds, and `--verify` the status before it. A 5xx is tried again, a 404 only as a
+ * missing frame.
+ */
+const httpError = (status: number) => ({ job, verify }: TryBudget): Failure => {
+  const retried = status >= 500;
+  if (job === "B") return { reason: new RegExp(`^the port portal answered HTTP ${status}\\b`), retried };
+  return verify
+    ? { reason: new RegExp(`^the shipment page answered HTTP ${status}$`), retried }
+    : FRAME_NOT_FOUND;
+};
+
+/** `--verify`: a Job A row whose detail record id was not found; not tried again. */
+const noDetailId = ({ verify }: TryBudget): Failure | undefined =>
+  verify ? { reason: /^no detail record id for FCR \S+$/, retried: false } : undefined;
+
+/** `--verify`: a print that came out blank; tried again (a page caught too early may print next time). */
+const blankUnderVerify = ({ verify }: TryBudget): Failure | undefined =>
+  verify ? { reason: /^the PDF is blank$/, retried: true } : undefined;
+
+/** `--fail-on-text`: the printed page says the soak's expression; not tried again. */
+const SAYS_FAIL_TEXT: Failure = { reason: new RegExp(`^the page says "${FAIL_ON_TEXT}"$`), retried: false };
 
 /**
  * The hostile pages whose local file browserless sees requested: a stylesheet, an image, a font or a script
@@ -86,31 +160,42 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   { name: "flaky1", marker: "FLAKY1", jobs: both, weight: 6, status: failsFirst(1), detail: true },
   { name: "flaky2", marker: "FLAKY2", jobs: both, weight: 4, status: failsFirst(2), detail: true },
   { name: "rate429", marker: "RATE429", jobs: both, weight: 3, status: failsFirst(1), detail: true },
-  { name: "down503", marker: "DOWN503", jobs: both, weight: 3, status: always("error"), detail: false },
-  { name: "err404", marker: "ERR404", jobs: both, weight: 3, status: always("error"), detail: false },
-  { name: "err500", marker: "ERR500", jobs: ["B"], weight: 2, status: always("error"), detail: false },
-  { name: "short", marker: "SHORT", jobs: ["B"], weight: 2, status: always("error"), detail: false },
+  // Job A's error page has no frame: the spec's job waits for it in vain (tried again); --verify reads the
+  // status first, and tries a 404 no more. Job B's POST fails on its status with or without --verify.
+  { name: "down503", marker: "DOWN503", jobs: both, weight: 3, ...failsWith(httpError(503)), detail: false },
+  { name: "err404", marker: "ERR404", jobs: both, weight: 3, ...failsWith(httpError(404)), detail: false },
+  { name: "err500", marker: "ERR500", jobs: ["B"], weight: 2, ...failsWith(httpError(500)), detail: false },
+  {
+    name: "short",
+    marker: "SHORT",
+    jobs: ["B"],
+    weight: 2,
+    ...failsWith(() => ({ reason: /^the port portal answered only \d+ characters/, retried: false })),
+    detail: false,
+  },
   // The portal answers after the sandbox's slowMs, past the soak's --http-timeout: every try times out.
   { name: "hang", marker: "SLOW", jobs: ["B"], weight: 1, status: always("error"), detail: false },
   // A script held for the sandbox's slowMs (3 s): the report loads late, within the soak's --wait-timeout.
   { name: "noload", marker: "HOLDLOAD", jobs: ["B"], weight: 2, status: always("success"), detail: false },
-  { name: "noframe", marker: "NOFRAME", jobs: ["A"], weight: 2, status: always("error"), detail: false },
-  // No detail record id: the shipment page is printed as it stands.
+  // Under --verify too: the page answered 200 and is no wall, only its frame is missing.
   {
-    name: "search500",
-    marker: "SEARCH500",
+    name: "noframe",
+    marker: "NOFRAME",
     jobs: ["A"],
     weight: 2,
-    status: always("success"),
+    ...failsWith(() => FRAME_NOT_FOUND),
     detail: false,
   },
-  { name: "noid", marker: "REDIRNOID", jobs: ["A"], weight: 1, status: always("success"), detail: false },
+  // No detail record id: the shipment page is printed as it stands; --verify fails the row.
+  { name: "search500", marker: "SEARCH500", jobs: ["A"], weight: 2, ...failsWith(noDetailId), detail: false },
+  { name: "noid", marker: "REDIRNOID", jobs: ["A"], weight: 1, ...failsWith(noDetailId), detail: false },
+  // The search answers after the sandbox's slowMs, past the soak's --http-timeout: no id either.
   {
     name: "searchhang",
     marker: "SEARCHSLOW",
     jobs: ["A"],
     weight: 1,
-    status: always("success"),
+    ...failsWith(noDetailId),
     detail: false,
   },
   {
@@ -123,6 +208,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   },
   { name: "latefont", marker: "LATEFONT", jobs: both, weight: 2, status: always("success"), detail: true },
   { name: "lostfont", marker: "LOSTFONT", jobs: both, weight: 1, status: always("success"), detail: true },
+  ...verifyBehaviours(),
   ...(Object.keys(HOSTILE_VECTORS) as HostileVector[]).map((vector): Behaviour => {
     const behaviour: Behaviour = {
       name: `hostile-${vector}`,
@@ -136,6 +222,75 @@ export const BEHAVIOURS: readonly Behaviour[] = [
     return { ...behaviour, status: ({ pool }) => pool ? "error" : "success", endsPoolSession: true };
   }),
 ];
+
+/**
+ * The pages the spec's job captures as any other and `--verify` or `--fail-on-text` fail
+ * (fixtures/sandbox/verify_pages.ts). A function, as the table above is a constant that uses it.
+ */
+function verifyBehaviours(): Behaviour[] {
+  const { botWall, detail500, blankPrint, otherBox, notFound } = VERIFY_MARKERS;
+  return [
+    // Job A: a 403 challenge without the frame. The spec's job waits for the frame in vain (tried again, as
+    // any missing frame); --verify names the wall first, before the status. Job B: a 200 block page, printed
+    // as the report unless --verify sees the wall.
+    {
+      name: "botwall",
+      marker: botWall,
+      jobs: both,
+      weight: 2,
+      ...failsWith(({ job, verify }) => {
+        if (verify) {
+          const wall = job === "A" ? "Cloudflare challenge" : "Imperva Incapsula";
+          return { reason: new RegExp(`^blocked by a bot check \\(${wall}\\)$`), retried: true };
+        }
+        return job === "A" ? FRAME_NOT_FOUND : undefined;
+      }),
+      detail: false,
+      printed: () => ["Incapsula incident ID"],
+    },
+    // The detail page answers 500: printed as it stands, unless --verify reads its status (a 5xx: tried again).
+    {
+      name: "detail500",
+      marker: detail500,
+      jobs: ["A"],
+      weight: 2,
+      ...failsWith(({ verify }) =>
+        verify ? { reason: /^the detail page answered HTTP 500$/, retried: true } : undefined
+      ),
+      detail: false,
+    },
+    {
+      name: "blankprint",
+      marker: blankPrint,
+      jobs: both,
+      weight: 2,
+      ...failsWith(blankUnderVerify),
+      detail: false,
+      printed: "blank",
+    },
+    // Another container's report: it does not show the row's number, which another try cannot change.
+    {
+      name: "otherbox",
+      marker: otherBox,
+      jobs: ["B"],
+      weight: 2,
+      ...failsWith(({ verify }) =>
+        verify ? { reason: /^the PDF does not show container \S+$/, retried: false } : undefined
+      ),
+      detail: false,
+      printed: (value) => [otherContainerFor(value)],
+    },
+    // It shows the row's number, so --verify alone passes it; only --fail-on-text reads what it says.
+    {
+      name: "notfound",
+      marker: notFound,
+      jobs: ["B"],
+      weight: 2,
+      ...failsWith(({ failOnText }) => failOnText ? SAYS_FAIL_TEXT : undefined),
+      detail: false,
+    },
+  ];
+}
 
 /**
  * The kill behaviours; the draw places them itself (at most one renderer kill and one browser kill a run;

@@ -16,7 +16,7 @@ import { pdfFileName } from "../lib/file_names.ts";
 import type { RowStatus } from "../lib/run/row_result.ts";
 import type { DrawnRow, SoakPlan } from "./draw.ts";
 import type { JobRunRecord, RssSample } from "./job_run.ts";
-import { firstTryFailure, type LoggedEnd, loggedEnds, rowLineIndexes } from "./log_lines.ts";
+import { firstTryFailure, type LoggedEnd, loggedEnds, retriedTries, rowLineIndexes } from "./log_lines.ts";
 import { exitCodeFor, type Prediction, type RowPrediction } from "./model.ts";
 import type { RunState } from "./run_state.ts";
 
@@ -87,6 +87,30 @@ function checkRows({ plan, prediction, record }: RunEvidence, ends: LoggedEnd[],
       problems.push(`row ${row.index}: ${end.present ? "logged present" : "captured again"} under --resume`);
     }
     problems.push(...checkFirstTry(row, predicted, record.stdout));
+    problems.push(...checkFailure(row, predicted, end, record.stdout));
+  }
+  return problems;
+}
+
+/**
+ * A row the model says fails for a known cause failed with it, after as many tries as `--retries` gives such
+ * a failure. A failure the browser's kill excuses (see {@linkcode statusAllowed}) is not held to it.
+ */
+function checkFailure(row: DrawnRow, predicted: RowPrediction, end: LoggedEnd, log: string): string[] {
+  const { failure } = predicted;
+  if (failure === undefined || end.status !== "error" || predicted.status !== "error") return [];
+  if (predicted.mayFailWithBrowser && BROWSER_GONE.test(end.error ?? "")) return [];
+  const problems: string[] = [];
+  if (!failure.reason.test(end.error ?? "")) {
+    problems.push(
+      `row ${row.index} (${row.behaviour.name}): failed with "${end.error}", expected ${failure.reason.source}`,
+    );
+  }
+  const tries = retriedTries(log, row.index) + 1;
+  if (failure.tries !== undefined && tries !== failure.tries) {
+    problems.push(
+      `row ${row.index} (${row.behaviour.name}): failed after ${tries} tries, expected ${failure.tries}`,
+    );
   }
   return problems;
 }
@@ -103,11 +127,13 @@ function checkFirstTry(row: DrawnRow, predicted: RowPrediction, log: string): st
   ];
 }
 
+/** The errors of a row in progress when the soak killed the browser. */
+const BROWSER_GONE = /browser|renderer|target closed|websocket/i;
+
 function statusAllowed(predicted: RowPrediction, end: LoggedEnd): boolean {
   if (end.status === predicted.status) return true;
   // Killed with the browser while in progress: only that cause excuses the failure.
-  return predicted.mayFailWithBrowser && end.status === "error" &&
-    /browser|renderer|target closed|websocket/i.test(end.error ?? "");
+  return predicted.mayFailWithBrowser && end.status === "error" && BROWSER_GONE.test(end.error ?? "");
 }
 
 /** Every line that names a row comes after the lines of the rows before it. */
@@ -136,6 +162,12 @@ function checkPdfs({ plan, state, secret }: RunEvidence, ends: LoggedEnd[]): str
       continue;
     }
     const flat = squeeze(text);
+    if (row.behaviour.printed === "blank") {
+      if (flat !== "") {
+        problems.push(`PDF ${name} of a page that prints blank shows "${text.trim().slice(0, 60)}"`);
+      }
+      continue;
+    }
     for (const own of ownTexts(plan, row)) {
       if (!flat.includes(squeeze(own))) problems.push(`PDF ${name} lacks its row's "${own}"`);
     }
@@ -154,8 +186,10 @@ export function pdfName(row: DrawnRow): string {
   return pdfFileName(row.index, row.invoice, row.value);
 }
 
-/** Text only the row's own page shows. */
+/** Text only the row's own page shows (or, for a row whose page is another's, that page). */
 function ownTexts(plan: SoakPlan, row: DrawnRow): string[] {
+  const { printed } = row.behaviour;
+  if (typeof printed === "function") return printed(row.value);
   if (plan.job === "B") return [row.value];
   const shipment = `Shipment ${row.value}`;
   return row.behaviour.detail ? [shipment, detailMarker(row.value, detailIdFor(row.value))] : [shipment];

@@ -5,7 +5,14 @@
  * @module
  */
 import type { JobServerMode, KillCase } from "../fixtures/sandbox.ts";
-import { type Behaviour, behavioursOf, KILL_BEHAVIOURS, NORMAL, type SoakJob } from "./behaviours.ts";
+import {
+  type Behaviour,
+  behavioursOf,
+  FAIL_ON_TEXT,
+  KILL_BEHAVIOURS,
+  NORMAL,
+  type SoakJob,
+} from "./behaviours.ts";
 import { Prng } from "./prng.ts";
 
 /** One drawn row. */
@@ -29,6 +36,10 @@ export interface DrawnOptions {
   jobServer: JobServerMode;
   /** `--wait-until`: the spec's pauses, or a readiness wait in place of each. */
   waitUntil: "pauses" | "ready";
+  /** `--verify`: a row succeeds only when its page and its PDF are what the row asked for. */
+  verify: boolean;
+  /** `--fail-on-text` with the soak's one expression (`FAIL_ON_TEXT`): a page that says it fails its row. */
+  failOnText: boolean;
 }
 
 /** One soak run, as drawn. */
@@ -49,6 +60,12 @@ export interface DrawLimits {
   /** `--pool`: the runs go through a pool of two, and half of them lose a member (see `member_loss.ts`). */
   pool?: boolean;
 }
+
+/** How often a run has `--verify`. */
+const VERIFY_CHANCE = 0.4;
+
+/** How often a run has `--fail-on-text`, drawn apart from `--verify`: each works with or without the other. */
+const FAIL_ON_TEXT_CHANCE = 0.3;
 
 /** How often a `--pool` run loses the member serving it. */
 const MEMBER_LOSS_CHANCE = 0.5;
@@ -79,10 +96,15 @@ export function drawRun(seed: number, job: SoakJob, limits: DrawLimits): SoakPla
     failOnRowErrors: random.chance(0.5),
     jobServer: random.weighted(JOB_SERVER_MODES),
     waitUntil: "pauses",
+    verify: false,
+    failOnText: false,
   };
   if (limits.rows > 1 && random.chance(0.25)) options.stopAfterRow = random.int(1, limits.rows - 1);
-  // Drawn after the other options, so that they keep their values for every seed.
+  // Drawn after the other options, so that they keep their values for every seed (and so --verify and
+  // --fail-on-text, added later).
   options.waitUntil = random.chance(0.3) ? "ready" : "pauses";
+  options.verify = random.chance(VERIFY_CHANCE);
+  options.failOnText = random.chance(FAIL_ON_TEXT_CHANCE);
   // Drawn last: a seed draws the same rows and options with and without --pool, the pool's changes aside.
   if (limits.pool) {
     if (options.concurrency > 1) replaceSessionEnders(behaviours);
@@ -147,6 +169,8 @@ export function drawSummary(plan: SoakPlan): string {
     `r${options.retries}`,
     ...(options.failOnRowErrors ? ["fail-on-row-errors"] : []),
     ...(options.waitUntil === "ready" ? ["wait-until ready"] : []),
+    ...(options.verify ? ["verify"] : []),
+    ...(options.failOnText ? [`fail-on-text "${FAIL_ON_TEXT}"`] : []),
     ...(options.stopAfterRow === undefined ? [] : [`stop after ${options.stopAfterRow} + resume`]),
     ...(options.jobServer === "ok" ? [] : [`job server ${options.jobServer}`]),
     ...(plan.pool ? ["pool of two"] : []),

@@ -24,7 +24,7 @@ import {
   killOurs,
 } from "../tests/helpers/processes.ts";
 import { MarkedProcesses, processMemory } from "../bench/harness/proc_stats.ts";
-import type { SoakJob } from "./behaviours.ts";
+import { FAIL_ON_TEXT, type SoakJob } from "./behaviours.ts";
 import type { SoakPlan } from "./draw.ts";
 import { loggedEnds } from "./log_lines.ts";
 import { MEMBER_LOSS, MemberLoss } from "./member_loss.ts";
@@ -116,6 +116,8 @@ export function jobArgs(input: JobRunInput, csv: string): string[] {
     `--retries=${options.retries}`,
     ...(options.failOnRowErrors ? ["--fail-on-row-errors"] : []),
     `--wait-until=${options.waitUntil}`,
+    ...(options.verify ? ["--verify"] : []),
+    ...(options.failOnText ? [`--fail-on-text=${FAIL_ON_TEXT}`] : []),
     ...(input.resume ? ["--resume"] : []),
     ...(input.pool ? [`--browser-url=${input.pool.wsUrl}`] : []),
   ];

@@ -17,6 +17,7 @@ export interface LoggedEnd {
 
 const ROW_LINE = /\bRow (\d+)\/\d+ \(/;
 const ENDED = /\bRow (\d+)\/\d+ \(.*?\): (saved .*|already present as .*|failed: (.*))$/;
+const TRY_FAILED = /\bRow (\d+)\/\d+ \(.*?\): try \d+ of \d+ failed: /;
 const FIRST_TRY_FAILED = /\bRow (\d+)\/\d+ \(.*?\): (?:try 1 of \d+ )?failed: (.*)$/;
 
 /** The row index of every line that names a row, in the order of the log. */
@@ -36,6 +37,11 @@ export function loggedEnds(log: string): LoggedEnd[] {
     if (match[3] !== undefined) return [{ index, status: "error", present: false, error: match[3] }];
     return [{ index, status: "success", present: match[2]!.startsWith("already present") }];
   });
+}
+
+/** How many tries of row `index` failed and were tried again ("try k of N failed" lines). */
+export function retriedTries(log: string, index: number): number {
+  return log.split("\n").filter((line) => Number(TRY_FAILED.exec(line)?.[1]) === index).length;
 }
 
 /** Why row `index`'s first try failed: its "try 1 of N failed" line, or its failed end; undefined if neither. */

@@ -13,6 +13,22 @@ import { runSoak, type SoakOptions } from "./soak.ts";
 const USAGE =
   "usage: deno task soak [--job A|B] [--rows N] [--seed S | --seeds A-B] [--concurrency N] [--pool] [--minutes M]";
 
+/** What `--help` prints after the usage line; soak/README.md says more. */
+const HELP = `
+Runs the real jobs on rows and options drawn from each seed, against the local sandbox and Chromium, and checks
+every outcome against the soak's model. Each run draws its rows' behaviours and the job's options (among them
+--retries, --wait-until, --verify and --fail-on-text "NO CONTAINER FOUND"); the same seed draws the same run.
+
+  --job A|B          one job's runs (default: both)
+  --rows N           rows in each run (default 40)
+  --seed S           one seed (default 1)
+  --seeds A-B        every seed from A to B
+  --concurrency N    every run at --concurrency N (default: drawn, 1-4)
+  --pool             every run through a pool of two browserless instances behind HAProxy
+  --minutes M        seed after seed until M minutes have passed
+
+Exit code 0 when no run had a discrepancy, 1 otherwise (and for bad arguments). See soak/README.md.`;
+
 /** The soak's command line, parsed. */
 export interface SoakCommand {
   jobs: SoakJob[];
@@ -21,6 +37,8 @@ export interface SoakCommand {
   concurrency?: number;
   pool: boolean;
   minutes?: number;
+  /** `--help`: print the usage and what the soak does, run nothing. */
+  help: boolean;
 }
 
 /** Parses the command line (`--name value` or `--name=value`). @throws {Error} with a one-line message */
@@ -38,6 +56,7 @@ export function parseSoakArgs(args: readonly string[]): SoakCommand {
         concurrency: text,
         minutes: text,
         pool: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
       },
       strict: true,
       allowPositionals: false,
@@ -67,6 +86,7 @@ export function parseSoakArgs(args: readonly string[]): SoakCommand {
     rows: count("rows", 1) ?? 40,
     seeds: seedsOf(values.get("seeds"), count("seed", 0), values.has("minutes")),
     pool,
+    help: parsed.values.help === true,
   };
   const concurrency = count("concurrency", 1, 64);
   if (concurrency !== undefined) command.concurrency = concurrency;
@@ -98,6 +118,10 @@ export async function main(args: readonly string[]): Promise<number> {
   } catch (error) {
     console.error(`error: ${error instanceof Error ? error.message : error}\n${USAGE}`);
     return 1;
+  }
+  if (command.help) {
+    console.log(`${USAGE}\n${HELP}`);
+    return 0;
   }
   const options: SoakOptions = {
     jobs: command.jobs,

@@ -43,6 +43,11 @@ export interface RowPrediction {
    * or its page ends its pool session (its end says so without retries, its "try 1 of N failed" line with).
    */
   firstTryFailure?: RegExp;
+  /**
+   * How the row must fail, when it must and the soak knows why (see `Behaviour.failure`): its last error, and
+   * how many tries it took (unset when a browser kill in the run may have cost it a try of its own).
+   */
+  failure?: { reason: RegExp; tries?: number };
 }
 
 /** What the job server must receive from a run that finished (a stopped run sends nothing). */
@@ -68,10 +73,13 @@ export function predictRun(plan: SoakPlan, facts: RunFacts, model: RowModel = ro
   const rows = plan.rows.map((row): RowPrediction => {
     const present = facts.present.has(row.index);
     const budget: TryBudget = {
+      job: plan.job,
       retries: plan.options.retries,
       priorRequests: facts.priorRequests.get(row.index) ?? 0,
       killed: facts.killed.has(row.index),
       pool: plan.pool,
+      verify: plan.options.verify,
+      failOnText: plan.options.failOnText,
     };
     const prediction: RowPrediction = {
       index: row.index,
@@ -82,6 +90,14 @@ export function predictRun(plan: SoakPlan, facts: RunFacts, model: RowModel = ro
     const endsSession = plan.pool && row.behaviour.endsPoolSession === true;
     if (!present && (endsSession || facts.lostWithMember.has(row.index))) {
       prediction.firstTryFailure = POOL_CLOSED_SESSION;
+    }
+    const failure = prediction.status === "error" && !present && prediction.firstTryFailure === undefined
+      ? row.behaviour.failure?.(budget)
+      : undefined;
+    if (failure !== undefined) {
+      prediction.failure = { reason: failure.reason };
+      // A browser killed while the row was in progress costs it a try that its own failure may not have.
+      if (!facts.browserKilled) prediction.failure.tries = failure.retried ? budget.retries + 1 : 1;
     }
     return prediction;
   });

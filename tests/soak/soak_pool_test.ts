@@ -178,7 +178,15 @@ function poolPlan(behaviours: typeof BEHAVIOURS, retries: number): SoakPlan {
     seed: 9,
     job: "B",
     rows,
-    options: { concurrency: 2, retries, failOnRowErrors: false, jobServer: "ok", waitUntil: "pauses" },
+    options: {
+      concurrency: 2,
+      retries,
+      failOnRowErrors: false,
+      jobServer: "ok",
+      waitUntil: "pauses",
+      verify: false,
+      failOnText: false,
+    },
     pool: true,
   };
 }

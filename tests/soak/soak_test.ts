@@ -46,6 +46,9 @@ Deno.test("soak command line: names of INTERFACE.md, one-line errors", () => {
   assert.deepEqual([...command.seeds], [3, 4, 5]);
   assert.equal(command.concurrency, 2);
   assert.deepEqual(parseSoakArgs([]).jobs, ["A", "B"]);
+  assert.equal(parseSoakArgs([]).help, false);
+  assert.equal(parseSoakArgs(["--help"]).help, true);
+  assert.equal(parseSoakArgs(["-h"]).help, true);
   assert.throws(() => parseSoakArgs(["--seed", "1", "--seeds", "1-2"]), /not both/);
   assert.throws(() => parseSoakArgs(["--job", "C"]), /A or B/);
   assert.throws(() => parseSoakArgs(["--rows=-1"]), /whole number/);
@@ -57,12 +60,14 @@ Deno.test({
   name: "a short soak of fixed seeds: every outcome as the model says",
   ignore: LONG_TESTS_IGNORED,
 }, async () => {
-  // Job B seed 23: 8 rows, 3 at once, a stop after row 3 then --resume, 429, a short body, a renderer killed
-  // while loading. Job A seed 2: 6 rows, 3 at once, --retries 2, a stop then --resume, a renderer killed while
-  // loading.
+  // Job B seed 399: 8 rows, 2 at once, --retries 2, --verify and --fail-on-text, a stop after row 5 then
+  // --resume, a renderer killed while loading, a report that says NO CONTAINER FOUND, another container's
+  // report, a 404, a hostile <base href>. Job A seed 59: 6 rows, 3 at once, --retries 2, --wait-until ready,
+  // --verify, a stop after row 3 then --resume, a bot wall, a 404, a detail page answering 500, two hostile
+  // pages.
   const results = [
-    ...await runSoak({ jobs: ["B"], seeds: [23], rows: 8 }),
-    ...await runSoak({ jobs: ["A"], seeds: [2], rows: 6 }),
+    ...await runSoak({ jobs: ["B"], seeds: [399], rows: 8 }),
+    ...await runSoak({ jobs: ["A"], seeds: [59], rows: 6 }),
   ];
   assert.deepEqual(results.flatMap((result) => result.discrepancies), [], lines(results));
   assert.deepEqual(results.flatMap((result) => result.killsMissed), [], lines(results));
@@ -72,16 +77,17 @@ Deno.test({
   name: "the soak catches a wrong model, a swapped PDF and a stray process",
   ignore: LONG_TESTS_IGNORED,
 }, async () => {
-  // Job B seed 17: 8 rows, 2 at once, no retries, one FLAKY1 row (fails: one try only), the rest plain.
-  const plan = drawRun(17, "B", { rows: 8 });
+  // Job B seed 1995: 8 rows, 2 at once, no retries, one FLAKY1 row (fails: one try only), two NOTFOUND rows
+  // (neither --verify nor --fail-on-text: they pass), the rest plain.
+  const plan = drawRun(1995, "B", { rows: 8 });
   const flaky = plan.rows.find((row) => row.behaviour.name === "flaky1")!;
   const [first, second] = plan.rows.filter((row) => row.behaviour.name === "normal");
-  assert.ok(flaky && first && second && plan.options.retries === 0, "seed 17 draws what this test needs");
+  assert.ok(flaky && first && second && plan.options.retries === 0, "seed 1995 draws what this test needs");
   const strays: Deno.ChildProcess[] = [];
   try {
     const [result] = await runSoak({
       jobs: ["B"],
-      seeds: [17],
+      seeds: [1995],
       rows: 8,
       // Wrong about one kind of row only: it believes a FLAKY1 row passes on its first try.
       model: (row, budget) => row.behaviour.name === "flaky1" ? "success" : rowModel(row, budget),

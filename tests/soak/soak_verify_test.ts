@@ -1,0 +1,302 @@
+/**
+ * The soak's `--verify` and `--fail-on-text` (issue 27): the draw gives runs the options and rows the pages
+ * they are for (fixtures/sandbox/verify_pages.ts); the model predicts each kind of row with and without them,
+ * with its error and its tries; the checks hold a run to it. No job runs here: the short soak of
+ * `soak_test.ts` runs seeds that draw them.
+ */
+import assert from "node:assert/strict";
+import { otherContainerFor } from "../../fixtures/sandbox.ts";
+import {
+  type Behaviour,
+  BEHAVIOURS,
+  behavioursOf,
+  FAIL_ON_TEXT,
+  type SoakJob,
+} from "../../soak/behaviours.ts";
+import { checkRun, pdfName } from "../../soak/checks.ts";
+import { type DrawnRow, drawRun, drawSummary, type SoakPlan } from "../../soak/draw.ts";
+import { jobArgs, type JobRunRecord } from "../../soak/job_run.ts";
+import { predictRun, type RowPrediction, type RunFacts } from "../../soak/model.ts";
+import type { RunState } from "../../soak/run_state.ts";
+import type { Sandbox } from "../../fixtures/sandbox.ts";
+
+const SEEDS = Array.from({ length: 200 }, (_, i) => i + 1);
+
+const kind = (name: string): Behaviour => {
+  const found = BEHAVIOURS.find((behaviour) => behaviour.name === name);
+  assert.ok(found, name);
+  return found;
+};
+
+interface Options {
+  verify?: boolean;
+  failOnText?: boolean;
+  retries?: number;
+}
+
+function plan(job: SoakJob, behaviours: readonly Behaviour[], options: Options = {}): SoakPlan {
+  const rows = behaviours.map((behaviour, i): DrawnRow => ({
+    index: i + 1,
+    behaviour,
+    value: `${job === "A" ? "FCR" : "CNTU"}9X${i + 1}${behaviour.marker ? `-${behaviour.marker}` : ""}`,
+    invoice: `I${i + 1}`,
+  }));
+  return {
+    seed: 9,
+    job,
+    rows,
+    options: {
+      concurrency: 1,
+      retries: options.retries ?? 2,
+      failOnRowErrors: false,
+      jobServer: "ok",
+      waitUntil: "pauses",
+      verify: options.verify ?? false,
+      failOnText: options.failOnText ?? false,
+    },
+    pool: false,
+  };
+}
+
+function facts(browserKilled = false): RunFacts {
+  return {
+    present: new Set(),
+    priorRequests: new Map(),
+    killed: new Set(),
+    browserKilled,
+    lostWithMember: new Set(),
+  };
+}
+
+/** One row's prediction as "status", or "error /reason/ ×tries". */
+function predicted(job: SoakJob, name: string, options: Options = {}): string {
+  return describe(predictRun(plan(job, [kind(name)], options), facts()).rows[0]!);
+}
+
+function describe(row: RowPrediction): string {
+  if (row.failure === undefined) return row.status;
+  return `${row.status} ${row.failure.reason.source} ×${row.failure.tries ?? "?"}`;
+}
+
+Deno.test("the draw: --verify in about 40 % of the runs, --fail-on-text in about 30 %, each apart", () => {
+  let verify = 0;
+  let failOnText = 0;
+  let both = 0;
+  for (const seed of SEEDS) {
+    for (const job of ["A", "B"] as const) {
+      const { options } = drawRun(seed, job, { rows: 10 });
+      verify += options.verify ? 1 : 0;
+      failOnText += options.failOnText ? 1 : 0;
+      both += options.verify && options.failOnText ? 1 : 0;
+    }
+  }
+  const runs = SEEDS.length * 2;
+  assert.ok(Math.abs(verify / runs - 0.4) < 0.08, `--verify in ${verify} of ${runs}`);
+  assert.ok(Math.abs(failOnText / runs - 0.3) < 0.08, `--fail-on-text in ${failOnText} of ${runs}`);
+  assert.ok(both > 0 && both < verify && both < failOnText, `both in ${both}`);
+  const drawn = drawRun(81, "B", { rows: 8 });
+  assert.ok(drawn.options.verify && drawn.options.failOnText);
+  assert.match(drawSummary(drawn), /, verify, fail-on-text "NO CONTAINER FOUND"/);
+});
+
+Deno.test("the draw: each job draws the new kinds its sandbox plays, and only those", () => {
+  const names = (job: SoakJob) => new Set(behavioursOf(job).map((behaviour) => behaviour.name));
+  for (const name of ["botwall", "detail500", "blankprint"]) assert.ok(names("A").has(name), `A ${name}`);
+  for (const name of ["botwall", "blankprint", "otherbox", "notfound"]) {
+    assert.ok(names("B").has(name), `B ${name}`);
+  }
+  for (const name of ["otherbox", "notfound"]) assert.ok(!names("A").has(name), `A ${name}`);
+  assert.ok(!names("B").has("detail500"));
+  const seen = new Map<string, number>();
+  for (const seed of SEEDS) {
+    for (const job of ["A", "B"] as const) {
+      for (const row of drawRun(seed, job, { rows: 20 }).rows) {
+        seen.set(`${job} ${row.behaviour.name}`, (seen.get(`${job} ${row.behaviour.name}`) ?? 0) + 1);
+      }
+    }
+  }
+  for (const key of ["A botwall", "A detail500", "A blankprint", "B botwall", "B otherbox", "B notfound"]) {
+    assert.ok((seen.get(key) ?? 0) > 20, `${key}: ${seen.get(key)}`);
+  }
+});
+
+Deno.test("the job is given --verify and --fail-on-text as drawn", () => {
+  const sandbox = { portUrl: "http://127.0.0.1:1/pcs", apiBaseUrl: "http://127.0.0.1:2" } as Sandbox;
+  const args = (options: Options) =>
+    jobArgs({
+      sandbox,
+      plan: plan("B", [kind("normal")], options),
+      folder: { out: "/tmp/out", tmp: "/tmp/tmp" },
+      jobId: "j",
+      resume: false,
+      killedValues: new Set(),
+    }, "/tmp/rows.csv");
+  assert.ok(!args({}).some((arg) => /verify|fail-on-text/.test(arg)));
+  const both = args({ verify: true, failOnText: true });
+  assert.ok(both.includes("--verify"));
+  assert.ok(both.includes(`--fail-on-text=${FAIL_ON_TEXT}`));
+  assert.equal(FAIL_ON_TEXT, "NO CONTAINER FOUND");
+});
+
+Deno.test("the model: the new kinds with and without --verify and --fail-on-text (--retries 2)", () => {
+  const V = { verify: true };
+  const F = { failOnText: true };
+  const VF = { verify: true, failOnText: true };
+  const cases: [SoakJob, string, Options, string][] = [
+    ["A", "botwall", {}, "error ^Iframe not found on page$ ×3"],
+    ["A", "botwall", V, "error ^blocked by a bot check \\(Cloudflare challenge\\)$ ×3"],
+    ["B", "botwall", {}, "success"],
+    ["B", "botwall", F, "success"],
+    ["B", "botwall", V, "error ^blocked by a bot check \\(Imperva Incapsula\\)$ ×3"],
+    ["A", "detail500", {}, "success"],
+    ["A", "detail500", V, "error ^the detail page answered HTTP 500$ ×3"],
+    ["A", "blankprint", {}, "success"],
+    ["A", "blankprint", V, "error ^the PDF is blank$ ×3"],
+    ["B", "blankprint", F, "success"],
+    ["B", "blankprint", VF, "error ^the PDF is blank$ ×3"],
+    ["B", "otherbox", {}, "success"],
+    ["B", "otherbox", F, "success"],
+    ["B", "otherbox", V, "error ^the PDF does not show container \\S+$ ×1"],
+    ["B", "notfound", {}, "success"],
+    ["B", "notfound", V, "success"],
+    ["B", "notfound", F, 'error ^the page says "NO CONTAINER FOUND"$ ×1'],
+    ["B", "notfound", VF, 'error ^the page says "NO CONTAINER FOUND"$ ×1'],
+  ];
+  for (const [job, name, options, want] of cases) {
+    assert.equal(predicted(job, name, options), want, `${job} ${name} ${JSON.stringify(options)}`);
+  }
+});
+
+Deno.test("the model: the existing kinds under --verify", () => {
+  const V = { verify: true };
+  const cases: [SoakJob, string, Options, string][] = [
+    ["A", "normal", V, "success"],
+    ["B", "normal", { verify: true, failOnText: true }, "success"],
+    // No detail record id: printed as it stands by the spec's job, a failure not tried again under --verify.
+    ["A", "noid", {}, "success"],
+    ["A", "noid", V, "error ^no detail record id for FCR \\S+$ ×1"],
+    ["A", "search500", V, "error ^no detail record id for FCR \\S+$ ×1"],
+    ["A", "searchhang", V, "error ^no detail record id for FCR \\S+$ ×1"],
+    ["A", "noframe", {}, "error ^Iframe not found on page$ ×3"],
+    ["A", "noframe", V, "error ^Iframe not found on page$ ×3"],
+    // Job A's error pages: a missing frame to the spec's job, their status to --verify (a 404 not retried).
+    ["A", "down503", {}, "error ^Iframe not found on page$ ×3"],
+    ["A", "down503", V, "error ^the shipment page answered HTTP 503$ ×3"],
+    ["A", "err404", {}, "error ^Iframe not found on page$ ×3"],
+    ["A", "err404", V, "error ^the shipment page answered HTTP 404$ ×1"],
+    ["B", "err404", V, "error ^the port portal answered HTTP 404\\b ×1"],
+    ["B", "err500", {}, "error ^the port portal answered HTTP 500\\b ×3"],
+    ["B", "short", V, "error ^the port portal answered only \\d+ characters ×1"],
+    ["A", "flaky2", V, "success"],
+    ["B", "rate429", V, "success"],
+    ["A", "detailslow", V, "success"],
+    ["A", "latefont", V, "success"],
+    ["B", "lostfont", V, "success"],
+    ["B", "noload", V, "success"],
+    ["A", "hostile-navigateScript", V, "success"],
+    ["B", "hostile-popup", { verify: true, failOnText: true }, "success"],
+  ];
+  for (const [job, name, options, want] of cases) {
+    assert.equal(predicted(job, name, options), want, `${job} ${name} ${JSON.stringify(options)}`);
+  }
+  assert.equal(predicted("A", "botwall", { verify: true, retries: 0 }).split(" ×")[1], "1");
+  // A browser kill in the run may cost any row a try: the tries are not predicted then.
+  const killed = predictRun(plan("B", [kind("otherbox")], { verify: true }), facts(true)).rows[0]!;
+  assert.equal(killed.failure?.tries, undefined);
+  assert.ok(killed.failure?.reason.test("the PDF does not show container CNTU9X1-OTHERBOX"));
+});
+
+Deno.test("the checks: a known failure must come with its error and its tries; the PDFs of pages not the row's", () => {
+  const drawn = plan("B", [kind("otherbox"), kind("botwall"), kind("blankprint"), kind("notfound")], {
+    verify: true,
+    failOnText: true,
+    retries: 1,
+  });
+  const [other, wall, blank, notFound] = drawn.rows as [DrawnRow, DrawnRow, DrawnRow, DrawnRow];
+  const prediction = predictRun(drawn, facts());
+  const check = (log: string[], pdfs: [DrawnRow, string][] = []) =>
+    checkRun({
+      plan: drawn,
+      prediction,
+      record: record(log),
+      state: state(pdfs),
+      secret: "S3CR3T",
+      ending: "stopped",
+    });
+  const line = (row: DrawnRow, text: string) =>
+    `2026-01-01T00:00:00.000 INFO Row ${row.index}/4 (container ${row.value}, invoice ${row.invoice}): ${text}`;
+  const failed = (row: DrawnRow, error: string, tries: number) => [
+    ...Array.from(
+      { length: tries - 1 },
+      (_, i) => line(row, `try ${i + 1} of 2 failed: ${error}; trying again in 0 s`),
+    ),
+    line(row, `failed: ${error}`),
+  ];
+  const wallError = "blocked by a bot check (Imperva Incapsula)";
+  const good = [
+    ...failed(other, `the PDF does not show container ${other.value}`, 1),
+    ...failed(wall, wallError, 2),
+    ...failed(blank, "the PDF is blank", 2),
+    ...failed(notFound, `the page says "${FAIL_ON_TEXT}"`, 1),
+  ];
+  assert.deepEqual(check(good), []);
+  assert.deepEqual(
+    check([
+      ...failed(other, `the PDF does not show container ${other.value}`, 2),
+      ...failed(wall, "the port portal answered HTTP 503 Service Unavailable", 2),
+      ...failed(blank, "the PDF is blank", 1),
+      ...failed(notFound, `the page says "${FAIL_ON_TEXT}"`, 1),
+    ]),
+    [
+      "row 1 (otherbox): failed after 2 tries, expected 1",
+      'row 2 (botwall): failed with "the port portal answered HTTP 503 Service Unavailable", expected ' +
+      "^blocked by a bot check \\(Imperva Incapsula\\)$",
+      "row 3 (blankprint): failed after 1 tries, expected 2",
+    ],
+  );
+
+  // Without the options they print: another container's report, the block page, a blank page.
+  const spec = plan("B", [kind("otherbox"), kind("botwall"), kind("blankprint")]);
+  const specCheck = (pdfs: [DrawnRow, string][]) =>
+    checkRun({
+      plan: spec,
+      prediction: predictRun(spec, facts()),
+      record: record(spec.rows.map((row) => line(row, `saved ${pdfName(row)}`))),
+      state: state(pdfs),
+      secret: "S3CR3T",
+      ending: "stopped",
+    });
+  const [o, w, b] = spec.rows as [DrawnRow, DrawnRow, DrawnRow];
+  const report = `Container Location Report Search result for container ${otherContainerFor(o.value)}`;
+  const block = "Request unsuccessful. Incapsula incident ID: 12-abcdef01";
+  assert.deepEqual(specCheck([[o, report], [w, block], [b, "\f"]]), []);
+  assert.deepEqual(specCheck([[o, o.value], [w, block], [b, `Search result for container ${b.value}`]]), [
+    `PDF ${pdfName(o)} lacks its row's "${otherContainerFor(o.value)}"`,
+    `PDF ${pdfName(b)} of a page that prints blank shows "Search result for container ${b.value}"`,
+  ]);
+});
+
+function record(log: string[]): JobRunRecord {
+  return {
+    code: 130,
+    stdout: log.join("\n"),
+    stderr: "",
+    seconds: 1,
+    killed: new Map(),
+    killsMissed: [],
+    stopFileCreated: false,
+    samples: [],
+    serverRequests: [],
+    rowRequests: new Map(),
+  };
+}
+
+function state(pdfs: [DrawnRow, string][]): RunState {
+  return {
+    pdfs: new Map(pdfs.map(([row, text]) => [pdfName(row), text])),
+    otherOutputs: [],
+    tmpLeft: [],
+    processesLeft: [],
+    poolLeft: [],
+  };
+}
