@@ -225,7 +225,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
 
 /**
  * The pages the spec's job captures as any other and `--verify` or `--fail-on-text` fail
- * (fixtures/sandbox/verify_pages.ts). A function, as the table above is a constant that uses it.
+ * (fixtures/sandbox/verify_pages.ts); a function declaration, so that the table above can list them.
  */
 function verifyBehaviours(): Behaviour[] {
   const { botWall, detail500, blankPrint, otherBox, notFound } = VERIFY_MARKERS;
