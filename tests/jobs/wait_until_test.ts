@@ -2,7 +2,9 @@
  * `--wait-until=ready` end to end, real Chromium and the sandbox's pages that are ready late or never
  * (`fixtures/sandbox/ready_pages.ts`). With the spec's pauses on (`--pause-scale 1`), each late page is run
  * under both modes: complete under `ready`, and without its late part under `pauses`, so the test is known to
- * tell the two apart. A page that never goes quiet costs the wait's bound, with a warning, and not the next row.
+ * tell the two apart; a page whose one answer is late, under `ready` and under `pauses` with no pauses. A page
+ * that never goes quiet costs the wait's bound, with a warning, and not the next row; a stream that never ends
+ * costs about a second.
  */
 import assert from "node:assert/strict";
 import {
@@ -12,6 +14,7 @@ import {
   startSandbox,
   STEPWISE_TEXT,
 } from "../../fixtures/sandbox.ts";
+import { LATE_ANSWER_TEXT, STREAM_TEXT } from "../../fixtures/sandbox/ready_pages.ts";
 import { pdfText, runJobProcess, TestFolder } from "../helpers/job_process.ts";
 import { portFlags, shipmentFlags } from "../helpers/site_flags.ts";
 
@@ -71,6 +74,87 @@ for (const mode of ["ready", "pauses"] as const) {
   });
 }
 
+// One late answer, nothing else: a slow API call. Under `ready` it is waited for; under `pauses` with no
+// pauses (the control) the PDF is printed without it.
+for (const mode of ["ready", "pauses"] as const) {
+  Deno.test(`Job B, --wait-until=${mode}, no pauses: a report whose only fetch is answered 2.5 s after load`, async () => {
+    await using sandbox = await startSandbox();
+    await using dir = await TestFolder.create();
+    const csv = await dir.csv("c.csv", "container_number,invoice_no\nMSCU-LATEFETCH-1,I1\n");
+    const run = await runJobProcess("port", [
+      csv,
+      dir.out,
+      `F${mode}`,
+      ...portFlags(sandbox, { "pause-scale": "0", "wait-timeout": "6", "wait-until": mode }),
+    ], { env: dir.env });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.doesNotMatch(run.stdout, /WARNING/);
+    const text = await words(`${dir.out}/001 I1 MSCU-LATEFETCH-1.pdf`);
+    assert.ok(text.includes("MSCU-LATEFETCH-1"), text);
+    assert.equal(text.includes(LATE_ANSWER_TEXT), mode === "ready", text);
+  });
+
+  Deno.test(`Job A, --wait-until=${mode}, no pauses: a detail page whose only XMLHttpRequest is answered 5.5 s after re-pointing`, async () => {
+    await using sandbox = await startSandbox();
+    await using dir = await TestFolder.create();
+    const csv = await dir.csv("s.csv", "fcr_number,invoice_no\nCPH-LATEXHR-1,I1\n");
+    const run = await runJobProcess("shipment", [
+      csv,
+      dir.out,
+      `X${mode}`,
+      ...shipmentFlags(sandbox, { "pause-scale": "0", "wait-timeout": "10", "wait-until": mode }),
+    ], { env: dir.env });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.doesNotMatch(run.stdout, /WARNING/);
+    const text = await words(`${dir.out}/001 I1 CPH-LATEXHR-1.pdf`);
+    assert.ok(text.includes(detailMarker("CPH-LATEXHR-1", detailIdFor("CPH-LATEXHR-1"))), text);
+    assert.equal(text.includes(LATE_ANSWER_TEXT), mode === "ready", text);
+  });
+}
+
+Deno.test("Job B, --wait-until=ready: a feed answered 2.5 s after load whose body never ends is waited for until its answer, then about a second", async () => {
+  await using sandbox = await startSandbox();
+  await using dir = await TestFolder.create();
+  const csv = await dir.csv("c.csv", "container_number,invoice_no\nMSCU-STREAMING-1,I1\nMSCU0000002,I2\n");
+  // A bound below the 10 s a request waiting for its answer counts: the stream must stop counting once its
+  // headers have come, or the wait runs out with a warning.
+  const run = await runJobProcess("port", [
+    csv,
+    dir.out,
+    "WSTREAM",
+    ...portFlags(sandbox, { "wait-timeout": "8", "wait-until": "ready" }),
+  ], { env: dir.env });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.doesNotMatch(run.stdout, /WARNING/);
+  assert.deepEqual(await dir.pdfs(), ["001 I1 MSCU-STREAMING-1.pdf", "002 I2 MSCU0000002.pdf"]);
+  assert.ok((await words(`${dir.out}/001 I1 MSCU-STREAMING-1.pdf`)).includes(STREAM_TEXT));
+});
+
+Deno.test("Job B, --wait-until=ready: a page that long-polls forever prints within the wait's bound, with a warning naming the poll; the next row succeeds", async () => {
+  await using sandbox = await startSandbox();
+  await using dir = await TestFolder.create();
+  const csv = await dir.csv("c.csv", "container_number,invoice_no\nMSCU-LONGPOLL-1,I1\nMSCU0000002,I2\n");
+  const run = await runJobProcess("port", [
+    csv,
+    dir.out,
+    "WLONGPOLL",
+    ...portFlags(sandbox, { "wait-timeout": "3", "wait-until": "ready" }),
+  ], { env: dir.env });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.deepEqual(await dir.pdfs(), ["001 I1 MSCU-LONGPOLL-1.pdf", "002 I2 MSCU0000002.pdf"]);
+  // Each poll is held 1.5 s and asked again at once: at the deadline one waits for its answer (or is being
+  // answered), or one was just answered and the next is about to start.
+  assert.match(
+    run.stdout,
+    /WARNING Row 1: the page was not ready 3 s before printing \((?:1 request\(s\) (?:waiting for an|receiving their) answer: |requests kept starting \(the last: )http:\/\/127\.0\.0\.1:\d+\/__ready\/longpoll\)?\)/,
+  );
+  assert.doesNotMatch(run.stdout, /WARNING Row 2/);
+  const firstPoll = sandbox.requests.port.find((request) => request.path === "/__ready/longpoll")!;
+  const written = (await Deno.stat(`${dir.out}/001 I1 MSCU-LONGPOLL-1.pdf`)).mtime!.getTime();
+  const elapsed = written - (performance.timeOrigin + firstPoll.at);
+  assert.ok(elapsed < 5_000, `printed ${elapsed.toFixed(0)} ms after the page's first poll`);
+});
+
 Deno.test("Job B, --wait-until=ready, --concurrency 3: every tab draws its page, so each lazy image is in its PDF", async () => {
   await using sandbox = await startSandbox();
   await using dir = await TestFolder.create();
@@ -108,8 +192,14 @@ Deno.test("Job B, --wait-until=ready: a page that polls forever prints within th
   assert.deepEqual(await dir.pdfs(), ["001 I1 MSCU-POLLING-1.pdf", "002 I2 MSCU0000002.pdf"]);
   assert.match(
     run.stdout,
-    // At the deadline a poll is either in flight or just done: either way the warning names the poll.
-    /WARNING Row 1: the page was not ready 3 s before printing \((?:requests kept starting \(the last: |1 request\(s\) still open: )http:\/\/127\.0\.0\.1:\d+\/__ready\/poll\)?; 1 long-lived request\(s\) open, not waited for: http:\/\/127\.0\.0\.1:\d+\/__ready\/hold\)/,
+    // The long poll never answered waits for its answer (3 s is within the 10 s it counts).
+    /WARNING Row 1: the page was not ready 3 s before printing \([12] request\(s\) waiting for an answer: http:\/\/127\.0\.0\.1:\d+\/__ready\/hold[,;)]/,
+  );
+  // At the deadline a poll is in flight too (waiting for its answer or receiving it), or one was just done:
+  // either way the warning names the poll.
+  assert.match(
+    run.stdout,
+    /WARNING Row 1: [^\n]*(?:, |request\(s\) receiving their answer: |requests kept starting \(the last: )http:\/\/127\.0\.0\.1:\d+\/__ready\/poll/,
   );
   assert.doesNotMatch(run.stdout, /WARNING Row 2/);
   // From the poll page's first poll to its PDF: the 3 s wait, and at most 2 s more.

@@ -3,7 +3,7 @@
  * frames (out-of-process ones through their own session) are ready to print:
  *
  * - none of the page's requests has been in flight for {@linkcode NETWORK_QUIET_MS} (the browser's `Network.*`
- *   events, `request_tracker.ts`; long polls, EventSources and WebSockets stop counting);
+ *   events, `request_tracker.ts`: an answer is waited for up to 10 s, a stream stops counting after 1 s);
  * - every document has loaded; it was scrolled through once, top to bottom and back, so that `loading=lazy`
  *   images and images a script loads only when they come into view are asked for; its images are loaded or
  *   have failed; its DOM content (nodes and text) has not changed for {@linkcode DOM_QUIET_MS};
@@ -20,7 +20,7 @@
 import { ANSWER_MS, fontsReady } from "./font_wait.ts";
 import { isProtocolError, type TabDocument, type WorldRunner } from "../in_page/isolated_world.ts";
 import { callExpression } from "../in_page/page_function.ts";
-import type { NetworkState } from "./request_tracker.ts";
+import { type NetworkState, SLOW_ANSWER_MS } from "./request_tracker.ts";
 import { CdpTimeoutError } from "../../errors.ts";
 import { sleep } from "../../timings.ts";
 
@@ -226,17 +226,35 @@ async function documentBusy(
   }
 }
 
-/** What the network still did: the requests open, or that they kept starting; long-lived ones named apart. */
+/**
+ * What the network still did: the requests open (waiting for their answer, or receiving it), or that they kept
+ * starting; those that no longer count (streams, long polls never answered) named apart.
+ */
 function networkBusy(state: NetworkState): string[] {
   const busy: string[] = [];
   const some = (urls: string[]) => urls.slice(0, 3).join(", ") + (urls.length > 3 ? ", …" : "");
-  if (state.open.length > 0) busy.push(`${state.open.length} request(s) still open: ${some(state.open)}`);
-  else if (state.quietMs < NETWORK_QUIET_MS && state.last !== undefined) {
+  const receiving = state.open.filter((url) => !state.waiting.includes(url));
+  if (state.waiting.length > 0) {
+    busy.push(`${state.waiting.length} request(s) waiting for an answer: ${some(state.waiting)}`);
+  }
+  if (receiving.length > 0) {
+    busy.push(`${receiving.length} request(s) receiving their answer: ${some(receiving)}`);
+  }
+  const justStarted = (state.lastStartedMs ?? Infinity) < NETWORK_QUIET_MS ||
+    (state.open.length === 0 && state.quietMs < NETWORK_QUIET_MS);
+  if (state.last !== undefined && justStarted && !state.open.includes(state.last)) {
     busy.push(`requests kept starting (the last: ${state.last})`);
   }
-  if (state.longLived.length > 0) {
+  if (state.streaming.length > 0) {
     busy.push(
-      `${state.longLived.length} long-lived request(s) open, not waited for: ${some(state.longLived)}`,
+      `${state.streaming.length} streaming request(s) open, not waited for: ${some(state.streaming)}`,
+    );
+  }
+  if (state.unanswered.length > 0) {
+    busy.push(
+      `${state.unanswered.length} request(s) unanswered after ${SLOW_ANSWER_MS / 1_000} s, not waited for: ${
+        some(state.unanswered)
+      }`,
     );
   }
   return busy;
