@@ -101,7 +101,8 @@ export class RequestTracker {
   /**
    * Follows the requests of session `sessionId` (the tab's or an out-of-process frame's). Listens first, then
    * switches the session's network events on (without keeping any response body: nothing reads them), so no
-   * request is missed (docs/chromium_notes.md#listen-before-navigating). Returns how to stop, and the
+   * request is missed (docs/chromium_notes.md#listen-before-navigating). A document's requests end with it, told
+   * by the `Page` events of the session (switched on by the tab and its frames). Returns how to stop, and the
    * `Network.enable` call.
    */
   follow(sessionId: string): { off: () => void; enabled: Promise<unknown> } {
