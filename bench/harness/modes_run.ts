@@ -16,8 +16,11 @@ import { pdfWords } from "./validate.ts";
 /** The tab counts each mode runs at. */
 const MODE_LEVELS = [1, 4] as const;
 
-/** Issue 21's targets for `ready` over `pauses` in rows per hour at `--concurrency 1`. */
-const MODE_TARGETS: Record<JobName, number> = { shipment: 4, port: 1.2 };
+/**
+ * The targets for `ready` over `pauses` in rows per hour at `--concurrency 1`: Job A, one readiness wait a row,
+ * 9.5×; Job B, which keeps its 2 s between rows, 1.2×.
+ */
+const MODE_TARGETS: Record<JobName, number> = { shipment: 9.5, port: 1.2 };
 
 /** One run of the comparison. */
 export interface ModeRun {
