@@ -172,3 +172,28 @@ Deno.test("--verify --retries 2: a wall, a 5xx and a blank print are tried again
   assert.deepEqual([1, 2, 3].map((i) => b.get(i)!.failedTries), [2, 0, 0], runB.stdout);
   assert.deepEqual(await dir.pdfs(), ["004 I4 CPH-FLAKY1-4.pdf"]);
 });
+
+Deno.test("Job A: a detail frame refused (the browser's error page in it) is a warning by default, a failure under --verify", async () => {
+  await using sandbox = await startSandbox();
+  await using dir = await TestFolder.create();
+  const csv = await dir.csv("s.csv", "fcr_number,invoice_no\nCPH-4001,I1\n");
+  for (const verify of [false, true]) {
+    const run = await runJobProcess("shipment", [
+      csv,
+      dir.out,
+      `REFUSED${verify}`,
+      ...shipmentFlags(sandbox),
+      "--deny-url=ref=/fcr",
+      ...(verify ? ["--verify"] : []),
+    ], { env: dir.env });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const shows =
+      /the frame did not end on the detail page \S+ \(it shows chrome-error:\/\/chromewebdata\/\)/;
+    assertEnds(run.stdout, [verify ? new RegExp(`failed: ${shows.source}`) : "saved 001 I1 CPH-4001.pdf"]);
+    if (!verify) {
+      assert.match(run.stdout, new RegExp(`WARNING Row 1: ${shows.source}`));
+      await Deno.remove(`${dir.out}/001 I1 CPH-4001.pdf`);
+    }
+  }
+  assert.deepEqual(await dir.pdfs(), []);
+});
