@@ -94,12 +94,15 @@ function checkRows({ plan, prediction, record }: RunEvidence, ends: LoggedEnd[],
 
 /**
  * A row the model says fails for a known cause failed with it, after as many tries as `--retries` gives such
- * a failure. A failure the browser's kill excuses (see {@linkcode statusAllowed}) is not held to it.
+ * a failure. A failure the browser's kill excuses (see {@linkcode statusAllowed}, and a kill that landed on
+ * the row's last try) is not held to it.
  */
 function checkFailure(row: DrawnRow, predicted: RowPrediction, end: LoggedEnd, log: string): string[] {
   const { failure } = predicted;
   if (failure === undefined || end.status !== "error" || predicted.status !== "error") return [];
-  if (predicted.mayFailWithBrowser && BROWSER_GONE.test(end.error ?? "")) return [];
+  if ((predicted.mayFailWithBrowser || failure.orBrowserGone) && BROWSER_GONE.test(end.error ?? "")) {
+    return [];
+  }
   const problems: string[] = [];
   if (!failure.reason.test(end.error ?? "")) {
     problems.push(

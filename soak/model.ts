@@ -45,9 +45,10 @@ export interface RowPrediction {
   firstTryFailure?: RegExp;
   /**
    * How the row must fail, when it must and the soak knows why (see `Behaviour.failure`): its last error, and
-   * how many tries it took (unset when a browser kill in the run may have cost it a try of its own).
+   * how many tries it took. When the soak killed the browser in the run, the kill may have landed on any of
+   * the row's tries, its last one too: the tries are then unset, and its last error may be the browser's.
    */
-  failure?: { reason: RegExp; tries?: number };
+  failure?: { reason: RegExp; tries?: number; orBrowserGone?: true };
 }
 
 /** What the job server must receive from a run that finished (a stopped run sends nothing). */
@@ -96,8 +97,10 @@ export function predictRun(plan: SoakPlan, facts: RunFacts, model: RowModel = ro
       : undefined;
     if (failure !== undefined) {
       prediction.failure = { reason: failure.reason };
-      // A browser killed while the row was in progress costs it a try that its own failure may not have.
-      if (!facts.browserKilled) prediction.failure.tries = failure.retried ? budget.retries + 1 : 1;
+      // A browser killed while the row was in progress costs it a try that its own failure may not have, and
+      // when that was its last try, the row ends with the browser's error.
+      if (facts.browserKilled) prediction.failure.orBrowserGone = true;
+      else prediction.failure.tries = failure.retried ? budget.retries + 1 : 1;
     }
     return prediction;
   });

@@ -204,6 +204,12 @@ Deno.test("the model: the existing kinds under --verify", () => {
   const killed = predictRun(plan("B", [kind("otherbox")], { verify: true }), facts(true)).rows[0]!;
   assert.equal(killed.failure?.tries, undefined);
   assert.ok(killed.failure?.reason.test("the PDF does not show container CNTU9X1-OTHERBOX"));
+  // ...and may land on its last try, which then ends with the browser's error (soak seed 19, job A).
+  assert.equal(killed.failure?.orBrowserGone, true);
+  assert.equal(
+    predictRun(plan("B", [kind("otherbox")], { verify: true }), facts()).rows[0]!.failure?.orBrowserGone,
+    undefined,
+  );
 });
 
 Deno.test("the checks: a known failure must come with its error and its tries; the PDFs of pages not the row's", () => {
@@ -240,6 +246,23 @@ Deno.test("the checks: a known failure must come with its error and its tries; t
     ...failed(notFound, `the page says "${FAIL_ON_TEXT}"`, 1),
   ];
   assert.deepEqual(check(good), []);
+  // A browser kill in the run excuses a known failure's last error when it is the browser's, and only then.
+  const killedRun = (log: string[]) =>
+    checkRun({
+      plan: drawn,
+      prediction: predictRun(drawn, facts(true)),
+      record: record(log),
+      state: state([]),
+      secret: "S3CR3T",
+      ending: "stopped",
+    });
+  const gone = "the browser process was killed by SIGKILL";
+  assert.deepEqual(killedRun([...good.slice(0, -1), ...failed(notFound, gone, 1).slice(-1)]), []);
+  assert.deepEqual(killedRun([...good.slice(0, -1), ...failed(notFound, "the PDF is blank", 1).slice(-1)]), [
+    `row 4 (notfound): failed with "the PDF is blank", expected ${
+      prediction.rows[3]!.failure!.reason.source
+    }`,
+  ]);
   assert.deepEqual(
     check([
       ...failed(other, `the PDF does not show container ${other.value}`, 2),
