@@ -50,10 +50,8 @@ export async function printPdf(
   const partialPath = `${outputDir}/${partialFileName(fileName, Deno.pid)}`;
   const removePartial = () => Deno.remove(partialPath).catch(() => {});
   const file = await Deno.open(partialPath, { write: true, create: true, truncate: true });
-  const chunks: Uint8Array[] = [];
   try {
     await tab.printToPdf(params, timeoutMs, async (chunk) => {
-      if (check !== undefined) chunks.push(chunk.slice());
       for (let written = 0; written < chunk.length;) written += await file.write(chunk.subarray(written));
     });
   } catch (error) {
@@ -65,7 +63,7 @@ export async function printPdf(
   return {
     async save() {
       try {
-        if (check !== undefined) await check(concatenate(chunks));
+        if (check !== undefined) await check(await Deno.readFile(partialPath));
         await Deno.rename(partialPath, finalPath);
       } catch (error) {
         await removePartial();
@@ -82,15 +80,4 @@ export async function printPdf(
  */
 export async function printPdfFile(tab: Tab, outputDir: string, options: PdfFileOptions): Promise<void> {
   await (await printPdf(tab, outputDir, options)).save();
-}
-
-/** One buffer of `chunks`, in order. */
-function concatenate(chunks: readonly Uint8Array[]): Uint8Array {
-  const all = new Uint8Array(chunks.reduce((length, chunk) => length + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return all;
 }
