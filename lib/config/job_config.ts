@@ -62,6 +62,10 @@ export interface CommonConfig {
   failOnText: readonly RegExp[];
   /** `--user-agent` or CAPTURE_USER_AGENT: the pages' User-Agent; unset means the browser's own. */
   userAgent?: string;
+  /** `--provenance` or CAPTURE_PROVENANCE: each PDF carries its capture record after its printed bytes. */
+  provenance: boolean;
+  /** `--report` or CAPTURE_REPORT: where the run's HTML report goes; unset means no report. */
+  reportFile?: string;
   /** `--check`: validate and list the PDF names; no browser, no network. */
   check: boolean;
   /** `--resume` or CAPTURE_RESUME: a row whose PDF is already complete in `outputDir` is not captured again. */
@@ -160,6 +164,7 @@ function parseCommand<C>(
     taggedPdf: values.taggedPdf,
     verify: values.verify,
     failOnText: values.failOnText,
+    provenance: values.provenance,
     check: values.check,
     resume: values.resume,
     retries: values.retries,
@@ -169,6 +174,7 @@ function parseCommand<C>(
   if (values.chromePath !== undefined) config.chromePath = values.chromePath;
   if (values.browserUrl !== undefined) config.browserUrl = values.browserUrl;
   if (values.userAgent !== undefined) config.userAgent = values.userAgent;
+  if (values.report !== undefined) config.reportFile = values.report;
   return { action: "run", config: build(config, values) };
 }
 

@@ -121,6 +121,19 @@ export function userAgent(name: string, value: string): string {
   return text;
 }
 
+/**
+ * Checks a report path: a file name, not a folder (whether its folder exists is checked before the run, with
+ * the output folder). @throws {UsageError}
+ */
+export function reportPath(name: string, value: string): string {
+  const path = value.trim();
+  if (path === "") throw new UsageError(`${name} must not be empty`);
+  if (/[\\/]$/.test(path) || /(^|[\\/])\.{1,2}$/.test(path)) {
+    throw new UsageError(`${name} must name a file, not a folder: ${JSON.stringify(value)}`);
+  }
+  return path;
+}
+
 /** Checks that `value` is one of `choices` (as typed, trimmed, any case). @throws {UsageError} */
 export function oneOf<T extends string>(name: string, value: string, choices: readonly T[]): T {
   const chosen = choices.find((choice) => choice === value.trim().toLowerCase());

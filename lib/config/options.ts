@@ -12,6 +12,7 @@ import {
   httpUrl,
   number,
   oneOf,
+  reportPath,
   secondsToMs,
   textPattern,
   urlPattern,
@@ -242,6 +243,28 @@ export const OPTIONS = {
     help: "User-Agent of the browser's requests for the pages",
     defaultText: "the browser's own",
     readme: "User-Agent of every request the browser makes for the pages; the job's own requests keep theirs",
+  },
+  provenance: {
+    flag: "--provenance",
+    variable: "CAPTURE_PROVENANCE",
+    jobs: "both",
+    kind: "boolean",
+    help: "each PDF carries where and when it was captured, and its printed bytes' SHA-256",
+    defaultText: "off",
+    readme: "each PDF carries where and when it was captured and its printed bytes' SHA-256 " +
+      "([evidence](#evidence))",
+  },
+  report: {
+    flag: "--report",
+    variable: "CAPTURE_REPORT",
+    jobs: "both",
+    kind: "string",
+    arg: "FILE",
+    parse: (text: string, name: string) => reportPath(name, text),
+    help: "write a self-contained HTML report of the run (its folder must exist)",
+    defaultText: "none",
+    readme:
+      "path of a self-contained HTML report of the run: totals, timeline, thumbnails ([evidence](#evidence))",
   },
   resume: {
     flag: "--resume",

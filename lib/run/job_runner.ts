@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { dirname } from "node:path";
 import denoConfig from "../../deno.json" with { type: "json" };
 import { errorText, StopRequestedError, UsageError } from "../errors.ts";
 import type { Command, CommonConfig, EnvReader, JobKind } from "../config/job_config.ts";
@@ -85,6 +86,7 @@ export async function runJob<C extends CommonConfig>(
     await checkInputFile(config.inputFile);
     if (config.check) return await check(job, config, io);
     await prepareOutputDir(config.outputDir);
+    if (config.reportFile !== undefined) await checkReportFolder(config.reportFile);
   } catch (error) {
     io.stderr(`error: ${errorText(error)}`);
     return 1;
@@ -134,6 +136,23 @@ async function prepareOutputDir(path: string): Promise<void> {
     await Deno.remove(probe);
   } catch (error) {
     throw new UsageError(`output folder ${path} cannot be created or written: ${errorText(error)}`);
+  }
+}
+
+/** `--report`'s folder must exist and be a folder: the report is written into it, never the folder made. */
+async function checkReportFolder(reportFile: string): Promise<void> {
+  const folder = dirname(reportFile);
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(folder);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(`--report: the folder ${folder} of ${reportFile} does not exist`);
+    }
+    throw new UsageError(`--report: cannot read the folder ${folder} of ${reportFile}: ${errorText(error)}`);
+  }
+  if (!info.isDirectory) {
+    throw new UsageError(`--report: ${folder} (the folder of ${reportFile}) is not a folder`);
   }
 }
 

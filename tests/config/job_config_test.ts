@@ -601,4 +601,14 @@ Deno.test("job_config: --verify, --fail-on-text and --user-agent", async (t) => 
     assertUsageError(() => port([...BASE, "--user-agent="]), "--user-agent", "empty");
     assertUsageError(() => port([...BASE, "--user-agent=a\nb"]), "--user-agent", "one line");
   });
+
+  await t.step("--report: a file's path; empty or a folder's is a UsageError", () => {
+    assert.equal(port([...BASE, "--report", " runs/a.html "]).reportFile, "runs/a.html");
+    assert.equal(port(BASE, { CAPTURE_REPORT: "b.html" }).reportFile, "b.html");
+    assert.equal("reportFile" in port(BASE), false);
+    assertUsageError(() => port([...BASE, "--report="]), "--report", "empty");
+    for (const folder of ["runs/", "..", "runs/."]) {
+      assertUsageError(() => port([...BASE, `--report=${folder}`]), "--report", "not a folder");
+    }
+  });
 });

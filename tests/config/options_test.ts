@@ -92,6 +92,7 @@ const SAMPLES: Partial<Record<OptionName, [text: string, value: unknown]>> = {
   denyUrl: ["\\.zip$", ["\\.zip$"]],
   failOnText: ["NO CONTAINER FOUND", ["NO CONTAINER FOUND"]],
   userAgent: ["capture-jobs/1 (ops@example.com)", "capture-jobs/1 (ops@example.com)"],
+  report: ["out/run report.html", "out/run report.html"],
   retries: ["2", 2],
   concurrency: ["3", 3],
 };
@@ -107,6 +108,7 @@ function configValue(config: Record<string, unknown>, name: OptionName): unknown
     waitTimeout: timings.waitTimeoutMs,
     allowUrl: config.allowUrls,
     denyUrl: config.denyUrls,
+    report: config.reportFile,
   }[name as string] ?? config[name];
   return Array.isArray(value) ? value.map((pattern: RegExp) => pattern.source) : value;
 }

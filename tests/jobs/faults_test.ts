@@ -175,6 +175,13 @@ Deno.test("Bad paths are one-line errors before any browser starts", async (t) =
     assert.equal(run.code, 1);
     assert.match(run.stderr, /^error: output folder .*c\.csv\/out cannot be created or written: .*\n$/);
   });
+  await t.step("--report in a folder that does not exist, or under a file", async () => {
+    for (const report of [`${dir.path}/none/r.html`, `${csv}/r.html`]) {
+      const run = await runJobProcess("port", [csv, dir.out, "J", `--report=${report}`], { env: dir.env });
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /^error: --report: .* (does not exist|is not a folder)\n$/);
+    }
+  });
   await t.step("api_base_url that is not http(s)", async () => {
     const run = await runJobProcess("port", [csv, dir.out, "J", "ftp://x", "u"], { env: dir.env });
     assert.equal(run.code, 1);
