@@ -100,7 +100,7 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
         timeoutMs: PRINT_TIMEOUT_MS,
         ...(check ? { check } : {}),
       });
-      return fileName;
+      return { file: fileName };
     } finally {
       // A report file that cannot be removed is worth a warning, not the row: its PDF is written, and an
       // error from here would hide the one the row failed with.

@@ -188,7 +188,7 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     // The PDF is checked (under --verify or --fail-on-text) while the tab returns to the portal's root.
     const [saved] = await Promise.allSettled([printed.save(), returnToRoot(tab, rowContext)]);
     if (saved.status === "rejected") throw saved.reason;
-    return fileName;
+    return { file: fileName };
   };
 
   return runCapture<ShipmentRow, ShipmentResult>(config, context, {

@@ -16,7 +16,7 @@ import { jobServerClientFor, type JobService } from "../job_server/services.ts";
 import { batchOptions, finishedExitCode } from "./batch_options.ts";
 import type { JobLogger } from "./job_log.ts";
 import { EXIT_STOPPED, type JobContext } from "./job_runner.ts";
-import { type RowLoopResult, type RowOutcome, runRows } from "./row_loop.ts";
+import { type RowLoopResult, type RowOutcome, runRows, type SavedPdf } from "./row_loop.ts";
 import { type RowWaits, rowWaits } from "./row_waits.ts";
 import { jobBrowsers, rowTabUse, startRunBrowser } from "./run_browser.ts";
 
@@ -50,8 +50,8 @@ export interface CaptureJob<Row, Result> {
   record(row: Row, outcome: RowOutcome): Result;
   /** The job's own failures that another try may cure under `--retries`, besides those both jobs share. */
   mayPass?(error: unknown): boolean;
-  /** The job's work on one row in `tab`; returns the name of the PDF it wrote. */
-  capture(tab: Tab, row: Row, context: RowContext): Promise<string>;
+  /** The job's work on one row in `tab`; returns the PDF it wrote. */
+  capture(tab: Tab, row: Row, context: RowContext): Promise<SavedPdf>;
   /** Runs after each row worked on while rows are left (Job B's pause between rows). */
   afterRow?(): Promise<void>;
   /** Who the job is to the job server. */

@@ -12,10 +12,10 @@ import { StopRequestedError } from "../errors.ts";
 import type { JobLogger } from "./job_log.ts";
 import { localTimestamp } from "../local_timestamp.ts";
 import { terminalProgress } from "./progress.ts";
-import { type RetryPolicy, type RowOutcome, tryRow } from "./row_tries.ts";
+import { type RetryPolicy, type RowOutcome, type SavedPdf, tryRow } from "./row_tries.ts";
 import { STOP_FILE_POLL_MS } from "../timings.ts";
 
-export type { RetryPolicy, RowOutcome };
+export type { RetryPolicy, RowOutcome, SavedPdf };
 
 /** What the loop needs from a job. */
 export interface RowLoopOptions<Row, Result> {
@@ -32,8 +32,8 @@ export interface RowLoopOptions<Row, Result> {
   logger: JobLogger;
   /** "FCR X, invoice Y": how a row is named in the log. */
   describe(row: Row): string;
-  /** Does the row's work, logging to `logger`; returns the PDF file name written. `index` is 1-based. */
-  process(row: Row, index: number, logger: JobLogger): Promise<string>;
+  /** Does the row's work, logging to `logger`; returns the PDF it wrote. `index` is 1-based. */
+  process(row: Row, index: number, logger: JobLogger): Promise<SavedPdf>;
   /** The job's result record for a row. */
   record(row: Row, outcome: RowOutcome): Result;
   /** Runs after every row that was worked on, success or not, when rows are left (Job B's pause). */
@@ -139,7 +139,8 @@ export async function runRows<Row, Result>(
           stopRequested,
         });
         if (ended !== "stopped" && ended.status === "success") {
-          rowLogger.info(`${name}: saved ${ended.pdf_file}`);
+          const hash = ended.sha256 === undefined ? "" : ` (SHA-256 ${ended.sha256})`;
+          rowLogger.info(`${name}: saved ${ended.pdf_file}${hash}`);
         }
       }
       inProgress--;

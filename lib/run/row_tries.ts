@@ -17,10 +17,20 @@ export interface RowOutcome {
   status: RowStatus;
   /** The PDF file name `process` returned; set on success only. */
   pdf_file?: string;
+  /** The SHA-256 of the bytes the browser printed, under `--provenance`; set on success only. */
+  sha256?: string;
   /** The failure as one line of text (`errorText`); set on error only. */
   error?: string;
   /** When the row ended: `localTimestamp()`, local `YYYY-MM-DDTHH:MM:SS.mmm` without offset. */
   timestamp: string;
+}
+
+/** What a row's work wrote: its PDF's name and, under `--provenance`, the SHA-256 of the printed bytes. */
+export interface SavedPdf {
+  /** The PDF's file name (not a path). */
+  file: string;
+  /** Lowercase hex, of the bytes the browser printed (the PDF's start); under `--provenance` only. */
+  sha256?: string;
 }
 
 /** When and how often a failed row is tried again. */
@@ -35,8 +45,8 @@ export interface RetryPolicy {
 
 /** What one row's tries need. */
 export interface RowTries {
-  /** The row's work; returns the PDF file name written. */
-  work(): Promise<string>;
+  /** The row's work; returns the PDF it wrote. */
+  work(): Promise<SavedPdf>;
   /** The row's logger; `name` ("Row 2/6 (…)") starts each of its lines. */
   logger: JobLogger;
   name: string;
@@ -58,8 +68,13 @@ export async function tryRow({ work, logger, name, retry, signal, stopRequested 
   const tries = 1 + (retry?.retries ?? 0);
   for (let attempt = 1;; attempt++) {
     try {
-      const pdfFile = await work();
-      return { status: "success", pdf_file: pdfFile, timestamp: localTimestamp() };
+      const { file, sha256 } = await work();
+      return {
+        status: "success",
+        pdf_file: file,
+        ...(sha256 !== undefined ? { sha256 } : {}),
+        timestamp: localTimestamp(),
+      };
     } catch (error) {
       // A stop request of the row's own (the stop file seen while a browser pool queued the row) stops too.
       if (signal.aborted || error instanceof StopRequestedError) {

@@ -48,7 +48,7 @@ Deno.test("runRows", async (t) => {
         if (row.name.startsWith("bad")) {
           return Promise.reject(new Error(`cannot print ${row.name}\nsecond line`));
         }
-        return Promise.resolve(`${String(index).padStart(3, "0")} ${row.name}.pdf`);
+        return Promise.resolve({ file: `${String(index).padStart(3, "0")} ${row.name}.pdf` });
       },
       record: (row, outcome) => ({ name: row.name, ...outcome }),
       ...overrides,
@@ -98,6 +98,18 @@ Deno.test("runRows", async (t) => {
       assert.equal(lines.length, 5);
     });
 
+    await t.step("a PDF's SHA-256 (under --provenance) is in its saved line and its outcome", async () => {
+      await fresh();
+      const sha256 = "ab".repeat(32);
+      const outcome = await runRows(options(rows("a"), {
+        process: () => Promise.resolve({ file: "001 a.pdf", sha256 }),
+      }));
+      assert.ok(
+        records.some((r) => messageOf(r) === `Row 1/1 (name a): saved 001 a.pdf (SHA-256 ${sha256})`),
+      );
+      assert.equal(outcome.results[0]?.sha256, sha256);
+    });
+
     await t.step("afterRow runs between rows, after failures too, but not after the last", async () => {
       await fresh();
       await runRows(options(rows("a", "bad-b", "c"), {
@@ -141,7 +153,7 @@ Deno.test("runRows", async (t) => {
         process: async (row, index) => {
           events.push(`process ${index}`);
           if (index === 2) await Deno.writeTextFile(stopFile, "");
-          return `${row.name}.pdf`;
+          return { file: `${row.name}.pdf` };
         },
       }));
       assert.equal(outcome.stopped, true);
@@ -171,7 +183,7 @@ Deno.test("runRows", async (t) => {
             controller.abort(new StopRequestedError("SIGINT"));
             return Promise.reject(controller.signal.reason);
           }
-          return Promise.resolve(`${row.name}.pdf`);
+          return Promise.resolve({ file: `${row.name}.pdf` });
         },
       }));
       assert.equal(outcome.stopped, true);
@@ -220,7 +232,7 @@ Deno.test("runRows", async (t) => {
         tries.set(index, tried);
         events.push(`process ${index}.${tried}`);
         if (tried <= failures) return Promise.reject(new Error(`flaky ${row.name} try ${tried}`));
-        return Promise.resolve(`${row.name}.pdf`);
+        return Promise.resolve({ file: `${row.name}.pdf` });
       };
     };
 
@@ -348,7 +360,7 @@ Deno.test("runRows", async (t) => {
             await sleep(5 * (names.length - index));
             running--;
             if (row.name.startsWith("bad")) throw new Error(`cannot print ${row.name}`);
-            return `${row.name}.pdf`;
+            return { file: `${row.name}.pdf` };
           },
         }));
         assert.equal(most, 3);
@@ -390,11 +402,11 @@ Deno.test("runRows", async (t) => {
             // Row 1 ends once rows 2 and 3 run: the stop file then appears with two rows in progress.
             await thirdStarted.promise;
             await Deno.writeTextFile(stopFile, "");
-            return `${row.name}.pdf`;
+            return { file: `${row.name}.pdf` };
           }
           // The others would run for an hour: only the stop ends them.
           await sleep(3_600_000, controller.signal);
-          return `${row.name}.pdf`;
+          return { file: `${row.name}.pdf` };
         },
       }));
       assert.equal(outcome.stopped, true);
