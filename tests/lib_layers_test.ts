@@ -12,6 +12,7 @@ const FLOORS: Readonly<Record<string, number>> = {
   "lib/browser/chromium": 1,
   "lib/csv": 1,
   "lib/config": 1,
+  "lib/provenance": 1,
   "lib/job_server": 2,
   "lib/browser/in_page": 2,
   "lib/browser/pool": 2,

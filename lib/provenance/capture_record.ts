@@ -1,0 +1,219 @@
+/**
+ * The record a PDF written under `--provenance` carries as its attached `capture.json` (INTERFACE.md,
+ * "Provenance"), and its reader: {@linkcode parseCaptureRecord} takes the JSON text back and checks every key,
+ * failing with one line that names the first key that is wrong.
+ *
+ * @module
+ */
+import type { WaitUntil } from "../timings.ts";
+import { OFFSET_TIMESTAMP } from "./capture_time.ts";
+
+/** The `schema` of every record this module writes and reads. */
+export const PROVENANCE_SCHEMA = "capture-jobs/provenance@1";
+
+/** The attached file's name. */
+export const CAPTURE_JSON = "capture.json";
+
+/** The job that captured a PDF. */
+export type CaptureJob = "shipment-tracking" | "port-tracking";
+
+/** A document the PDF printed: the URL after redirects, its HTTP status, the server's `Date` when it sent one. */
+export interface PageRecord {
+  url: string;
+  status: number;
+  date?: string;
+}
+
+/** One of the job's own HTTP requests for the row (Job A's reporting search, Job B's form POST). */
+export interface RequestRecord {
+  method: string;
+  url: string;
+  status: number;
+  date?: string;
+}
+
+/** What shaped the capture. */
+export interface CaptureOptionsRecord {
+  waitUntil: WaitUntil;
+  pauseScale: number;
+  verify: boolean;
+  taggedPdf: boolean;
+}
+
+/** The printed bytes: their length and their SHA-256, lowercase hex. */
+export interface PrintedRecord {
+  bytes: number;
+  sha256: string;
+}
+
+/** `capture.json`: where and when one PDF was captured. */
+export interface CaptureRecord {
+  schema: typeof PROVENANCE_SCHEMA;
+  job: CaptureJob;
+  jobId: string;
+  /** The user id, when the run was given one. */
+  userId?: string;
+  /** The row's 1-based index in the input. */
+  row: number;
+  /** The row's CSV values under the spec's field names (`container_number`, `invoice_no`, …). */
+  values: Record<string, string>;
+  /** The PDF's file name. */
+  pdfFile: string;
+  pages: PageRecord[];
+  requests: RequestRecord[];
+  /** The time of the print, ISO 8601 with the local offset (`offsetTimestamp`). */
+  capturedAt: string;
+  /** The browser's product and version. */
+  browser: string;
+  /** The User-Agent the pages saw. */
+  userAgent: string;
+  options: CaptureOptionsRecord;
+  printed: PrintedRecord;
+}
+
+/** `capture.json` is not JSON, or not a {@linkcode CaptureRecord}; the message names the key. */
+export class CaptureRecordError extends Error {
+  /** Always "CaptureRecordError". */
+  override name = "CaptureRecordError";
+}
+
+type Json = Record<string, unknown>;
+
+function fail(path: string, what: string): never {
+  throw new CaptureRecordError(`capture.json: ${path} ${what}`);
+}
+
+function object(value: unknown, path: string): Json {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(path, "is not an object");
+  return value as Json;
+}
+
+function string(value: unknown, path: string): string {
+  if (typeof value !== "string") fail(path, "is not a string");
+  return value;
+}
+
+function nonEmpty(value: unknown, path: string): string {
+  const text = string(value, path);
+  if (text === "") fail(path, "is empty");
+  return text;
+}
+
+function integer(value: unknown, path: string, min: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) fail(path, "is not an integer");
+  if (value < min) fail(path, `is below ${min}`);
+  return value;
+}
+
+function boolean(value: unknown, path: string): boolean {
+  if (typeof value !== "boolean") fail(path, "is not true or false");
+  return value;
+}
+
+function oneOf<T extends string>(value: unknown, path: string, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T)) fail(path, `is not one of ${allowed.map((v) => `"${v}"`).join(", ")}`);
+  return value as T;
+}
+
+function array(value: unknown, path: string): unknown[] {
+  if (!Array.isArray(value)) fail(path, "is not an array");
+  return value;
+}
+
+/** An HTTP status: an integer from 100 to 599. */
+function status(value: unknown, path: string): number {
+  const code = integer(value, path, 100);
+  if (code > 599) fail(path, "is not an HTTP status");
+  return code;
+}
+
+function optionalDate(entry: Json, path: string): { date?: string } {
+  return entry.date === undefined ? {} : { date: string(entry.date, `${path}.date`) };
+}
+
+function page(value: unknown, path: string): PageRecord {
+  const entry = object(value, path);
+  return {
+    url: nonEmpty(entry.url, `${path}.url`),
+    status: status(entry.status, `${path}.status`),
+    ...optionalDate(entry, path),
+  };
+}
+
+function request(value: unknown, path: string): RequestRecord {
+  const entry = object(value, path);
+  return {
+    method: nonEmpty(entry.method, `${path}.method`),
+    url: nonEmpty(entry.url, `${path}.url`),
+    status: status(entry.status, `${path}.status`),
+    ...optionalDate(entry, path),
+  };
+}
+
+/**
+ * Checks that `value` (parsed JSON) is a {@linkcode CaptureRecord} and returns it with only its known keys.
+ *
+ * @throws {CaptureRecordError} naming the first key that is missing or wrong.
+ */
+export function toCaptureRecord(value: unknown): CaptureRecord {
+  const json = object(value, "the record");
+  if (json.schema !== PROVENANCE_SCHEMA) fail("schema", `is not "${PROVENANCE_SCHEMA}"`);
+  const values = object(json.values, "values");
+  const capturedAt = string(json.capturedAt, "capturedAt");
+  if (!OFFSET_TIMESTAMP.test(capturedAt) || Number.isNaN(Date.parse(capturedAt))) {
+    fail("capturedAt", "is not an ISO 8601 time with its UTC offset");
+  }
+  const options = object(json.options, "options");
+  const printed = object(json.printed, "printed");
+  const sha256 = string(printed.sha256, "printed.sha256");
+  if (!/^[0-9a-f]{64}$/.test(sha256)) fail("printed.sha256", "is not a SHA-256 in lowercase hex");
+  return {
+    schema: PROVENANCE_SCHEMA,
+    job: oneOf(json.job, "job", ["shipment-tracking", "port-tracking"] as const),
+    jobId: nonEmpty(json.jobId, "jobId"),
+    ...(json.userId === undefined ? {} : { userId: string(json.userId, "userId") }),
+    row: integer(json.row, "row", 1),
+    values: Object.fromEntries(
+      Object.entries(values).map(([key, text]) => [key, string(text, `values.${key}`)]),
+    ),
+    pdfFile: nonEmpty(json.pdfFile, "pdfFile"),
+    pages: array(json.pages, "pages").map((entry, i) => page(entry, `pages[${i}]`)),
+    requests: array(json.requests, "requests").map((entry, i) => request(entry, `requests[${i}]`)),
+    capturedAt,
+    browser: nonEmpty(json.browser, "browser"),
+    userAgent: string(json.userAgent, "userAgent"),
+    options: {
+      waitUntil: oneOf(options.waitUntil, "options.waitUntil", ["pauses", "ready"] as const),
+      pauseScale: finite(options.pauseScale, "options.pauseScale"),
+      verify: boolean(options.verify, "options.verify"),
+      taggedPdf: boolean(options.taggedPdf, "options.taggedPdf"),
+    },
+    printed: { bytes: integer(printed.bytes, "printed.bytes", 1), sha256 },
+  };
+}
+
+function finite(value: unknown, path: string): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) fail(path, "is not a number ≥ 0");
+  return value;
+}
+
+/**
+ * Reads the text of a `capture.json` back.
+ *
+ * @throws {CaptureRecordError} when it is not JSON, or not a record (naming the first key that is wrong).
+ * @example
+ * ```ts ignore
+ * const record = parseCaptureRecord(await Deno.readTextFile("capture.json"));
+ * console.log(record.row, record.printed.sha256);
+ * ```
+ */
+export function parseCaptureRecord(text: string): CaptureRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new CaptureRecordError(`capture.json is not JSON: ${reason}`);
+  }
+  return toCaptureRecord(value);
+}

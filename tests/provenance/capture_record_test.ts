@@ -1,0 +1,106 @@
+import assert from "node:assert/strict";
+import {
+  type CaptureRecord,
+  CaptureRecordError,
+  parseCaptureRecord,
+  PROVENANCE_SCHEMA,
+} from "../../lib/provenance/capture_record.ts";
+
+/** A record as Job B would write it. */
+const RECORD: CaptureRecord = {
+  schema: PROVENANCE_SCHEMA,
+  job: "port-tracking",
+  jobId: "job-42",
+  userId: "user-7",
+  row: 3,
+  values: { container_number: "MSCU1234567", invoice_no: "INV-1" },
+  pdfFile: "003 INV-1 MSCU1234567.pdf",
+  pages: [{ url: "https://port.example/pcs/location", status: 200, date: "Thu, 26 Nov 2026 20:36:21 GMT" }],
+  requests: [{ method: "POST", url: "https://port.example/pcs/form", status: 200 }],
+  capturedAt: "2026-11-27T02:36:21.005+06:00",
+  browser: "Chrome/156.0.7632.0",
+  userAgent: "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/156.0.0.0",
+  options: { waitUntil: "pauses", pauseScale: 1, verify: true, taggedPdf: false },
+  printed: { bytes: 15602, sha256: "089c98532a158db34da15852695415a5fe165d2e12952652a0edec422cbb9e4f" },
+};
+
+/** `RECORD` as JSON, with `change` applied to a copy first. */
+function json(change: (record: Record<string, unknown>) => void): string {
+  const copy = structuredClone(RECORD) as unknown as Record<string, unknown>;
+  change(copy);
+  return JSON.stringify(copy);
+}
+
+/** The message parseCaptureRecord fails `text` with. */
+function problem(text: string): string {
+  try {
+    parseCaptureRecord(text);
+  } catch (error) {
+    assert.ok(error instanceof CaptureRecordError);
+    assert.doesNotMatch(error.message, /\n/, "one line");
+    return error.message;
+  }
+  assert.fail("parsed");
+}
+
+Deno.test("parseCaptureRecord", async (t) => {
+  await t.step("reads a record back as it was written, with and without the optional keys", () => {
+    assert.deepEqual(parseCaptureRecord(JSON.stringify(RECORD, null, 2)), RECORD);
+    const bare = json((record) => {
+      delete record.userId;
+      delete (record.pages as Record<string, unknown>[])[0]!.date;
+      record.requests = [];
+    });
+    const parsed = parseCaptureRecord(bare);
+    assert.equal("userId" in parsed, false);
+    assert.equal("date" in parsed.pages[0]!, false);
+    assert.deepEqual(parsed.requests, []);
+  });
+
+  await t.step("keys it does not know are left out", () => {
+    const parsed = parseCaptureRecord(json((record) => record.extra = 1));
+    assert.equal("extra" in parsed, false);
+  });
+
+  await t.step("each wrong key is named in one line", () => {
+    const cases: [(record: Record<string, unknown>) => void, string][] = [
+      [(r) => r.schema = "capture-jobs/provenance@2", 'schema is not "capture-jobs/provenance@1"'],
+      [(r) => r.job = "job-c", 'job is not one of "shipment-tracking", "port-tracking"'],
+      [(r) => delete r.jobId, "jobId is not a string"],
+      [(r) => r.userId = 7, "userId is not a string"],
+      [(r) => r.row = 0, "row is below 1"],
+      [(r) => r.row = 1.5, "row is not an integer"],
+      [(r) => r.values = { invoice_no: 1 }, "values.invoice_no is not a string"],
+      [(r) => r.pdfFile = "", "pdfFile is empty"],
+      [(r) => r.pages = {}, "pages is not an array"],
+      [
+        (r) => (r.pages as Record<string, unknown>[])[0]!.status = 999,
+        "pages[0].status is not an HTTP status",
+      ],
+      [(r) => r.requests = [{ url: "x", status: 200 }], "requests[0].method is not a string"],
+      [
+        (r) => r.capturedAt = "2026-11-27T02:36:21.005",
+        "capturedAt is not an ISO 8601 time with its UTC offset",
+      ],
+      [
+        (r) => r.capturedAt = "2026-13-27T02:36:21.005+06:00",
+        "capturedAt is not an ISO 8601 time with its UTC offset",
+      ],
+      [(r) => delete r.browser, "browser is not a string"],
+      [
+        (r) => r.options = { ...RECORD.options, waitUntil: "load" },
+        'options.waitUntil is not one of "pauses", "ready"',
+      ],
+      [(r) => r.options = { ...RECORD.options, pauseScale: -1 }, "options.pauseScale is not a number ≥ 0"],
+      [(r) => r.options = { ...RECORD.options, verify: "yes" }, "options.verify is not true or false"],
+      [(r) => r.printed = { bytes: 0, sha256: RECORD.printed.sha256 }, "printed.bytes is below 1"],
+      [(r) => r.printed = { bytes: 1, sha256: "ABC" }, "printed.sha256 is not a SHA-256 in lowercase hex"],
+    ];
+    for (const [change, message] of cases) assert.equal(problem(json(change)), `capture.json: ${message}`);
+  });
+
+  await t.step("not JSON, or not an object", () => {
+    assert.match(problem("{"), /^capture\.json is not JSON: /);
+    assert.equal(problem("[]"), "capture.json: the record is not an object");
+  });
+});
