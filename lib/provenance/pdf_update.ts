@@ -25,7 +25,7 @@ export interface Provenance {
    * The record to attach as `capture.json`, without `schema` and `printed`, which
    * {@linkcode appendProvenance} sets (a whole {@linkcode CaptureRecord} passes too: those two are replaced).
    */
-  record: Omit<CaptureRecord, "schema" | "printed">;
+  record: Omit<CaptureRecord, "schema" | "printed"> & Partial<Pick<CaptureRecord, "schema" | "printed">>;
 }
 
 /** The length and SHA-256 (lowercase hex, WebCrypto) of `bytes`: the `printed` of a record. */
