@@ -16,7 +16,8 @@
  *
  * Besides the jobs, the module exports what a caller builds its own runs from: the browser layer's face
  * ({@linkcode Browser}, {@linkcode BrowserSupervisor}, {@linkcode Tab}, {@linkcode printPdfFile},
- * {@linkcode UrlPolicy}), the job-server client, the CSV readers, the file names and the errors. Everything
+ * {@linkcode UrlPolicy}), the job-server client, the CSV readers, the file names, the errors, and
+ * {@linkcode checkProvenance}, which reads a captured PDF's provenance back. Everything
  * else in `lib/` is internal and may change without notice.
  *
  * @module
@@ -49,6 +50,9 @@ export {
 
 // The job server.
 export { JobServerClient, type JobServerClientOptions } from "./lib/job_server/client.ts";
+
+// Evidence: whether a PDF written under --provenance still holds the bytes the browser printed.
+export { checkProvenance } from "./lib/provenance/pdf_provenance.ts";
 
 // Input and output.
 export { type PortRow, readPortRows, readShipmentRows, type ShipmentRow } from "./lib/csv/rows.ts";

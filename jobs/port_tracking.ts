@@ -15,6 +15,8 @@ import { errorText, UsageError } from "../lib/errors.ts";
 import { parsePortCommand, type PortConfig } from "../lib/config/job_config.ts";
 import { type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { type RowContext, runCapture } from "../lib/run/capture_run.ts";
+import type { SavedPdf } from "../lib/run/row_loop.ts";
+import { pageRecord, RowProvenance } from "../lib/run/row_provenance.ts";
 import { PORT_SERVICE } from "../lib/job_server/services.ts";
 import { pdfFileName, portLogFileName, resultsCsvFileName, tempHtmlFileName } from "../lib/file_names.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
@@ -54,10 +56,23 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
   const report = new PortReportClient(config.portUrl, timings.httpTimeoutMs);
   const printParams = portPrintParams(config.taggedPdf);
   const pdfName = (row: PortRow, index: number) => pdfFileName(index, row.invoiceNumber, row.containerNumber);
+  /** The row's values under the spec's field names. */
+  const values = (row: PortRow) => ({ container_number: row.containerNumber, invoice_no: row.invoiceNumber });
 
   /** One row, as the spec's Job B steps have it: the report fetched, saved, loaded and printed. */
-  const capture = async (tab: Tab, row: PortRow, { index, logger, waits }: RowContext) => {
+  const capture = async (tab: Tab, row: PortRow, { index, logger, waits }: RowContext): Promise<SavedPdf> => {
+    const fileName = pdfName(row, index);
+    const provenance = config.provenance
+      ? new RowProvenance(config, "port-tracking", tab, {
+        index,
+        values: values(row),
+        number: row.containerNumber,
+        invoice: row.invoiceNumber,
+        pdfFile: fileName,
+      })
+      : undefined;
     const page = await report.fetch(row.containerNumber, context.signal);
+    provenance?.request("POST", { ...page, url: report.formUrl });
     if (page.html.length < MIN_REPORT_LENGTH) {
       throw new Error(
         `the port portal answered only ${page.html.length} characters (at least ${MIN_REPORT_LENGTH} expected)`,
@@ -88,7 +103,6 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
       // page is looked at while it prints; a wall fails the row before its PDF takes its name.
       const wallChecked = config.verify ? assertNoBotWall(tab, page.headers) : undefined;
       wallChecked?.catch(() => {});
-      const fileName = pdfName(row, index);
       const check = printedPdfCheck({
         verify: config.verify,
         number: { value: row.containerNumber, label: "container" },
@@ -99,8 +113,10 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
         params: printParams,
         timeoutMs: PRINT_TIMEOUT_MS,
         ...(check ? { check } : {}),
+        // The page printed is the portal's answer, never the temporary file the browser read it from.
+        ...(provenance ? { amend: provenance.atPrint([pageRecord(page)]) } : {}),
       });
-      return { file: fileName };
+      return provenance?.saved() ?? { file: fileName };
     } finally {
       // A report file that cannot be removed is worth a warning, not the row: its PDF is written, and an
       // error from here would hide the one the row failed with.
@@ -124,11 +140,7 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
     },
     describe: (row) => `container ${row.containerNumber}, invoice ${row.invoiceNumber}`,
     pdfName,
-    record: (row, result) => ({
-      container_number: row.containerNumber,
-      invoice_no: row.invoiceNumber,
-      ...result,
-    }),
+    record: (row, result) => ({ ...values(row), ...result }),
     capture,
     afterRow: () => pause(timings, "betweenRows", context.signal),
     service: PORT_SERVICE,

@@ -13,6 +13,9 @@ import { pdfFileName, shipmentLogFileName } from "../lib/file_names.ts";
 import { parseShipmentCommand, type ShipmentConfig } from "../lib/config/job_config.ts";
 import { type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { type RowContext, runCapture } from "../lib/run/capture_run.ts";
+import type { SavedPdf } from "../lib/run/row_loop.ts";
+import { type AnsweredDocument, pageRecord, RowProvenance } from "../lib/run/row_provenance.ts";
+import type { PageRecord } from "../lib/provenance/capture_record.ts";
 import { SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
 import { printPdf } from "../lib/browser/pdf_output.ts";
 import { acceptCookieConsent } from "../lib/shipment/consent.ts";
@@ -72,6 +75,8 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
   };
   const printParams = shipmentPrintParams(config.taggedPdf);
   const pdfName = (row: ShipmentRow, index: number) => pdfFileName(index, row.invoiceNumber, row.fcrNumber);
+  /** The row's values under the spec's field names. */
+  const values = (row: ShipmentRow) => ({ fcr_number: row.fcrNumber, invoice_number: row.invoiceNumber });
 
   /**
    * Under `--verify`, a row whose PDF would not show the detail fails with `problem` instead of the spec's
@@ -109,7 +114,7 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
    * when no frame came (a script may draw a wall late).
    */
   const openShipmentPage = async (tab: Tab, row: ShipmentRow) => {
-    if (config.verify) await tab.trackAnswers();
+    if (config.verify || config.provenance) await tab.trackAnswers();
     const loaded = await tab.navigate(
       `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
       timings.httpTimeoutMs,
@@ -129,13 +134,24 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
   };
 
   /** One row, as the spec's Job A steps 4 to 9 have it. */
-  const capture = async (tab: Tab, row: ShipmentRow, rowContext: RowContext) => {
+  const capture = async (tab: Tab, row: ShipmentRow, rowContext: RowContext): Promise<SavedPdf> => {
     const { index, logger, warn, waits } = rowContext;
+    const fileName = pdfName(row, index);
+    const provenance = config.provenance
+      ? new RowProvenance(config, "shipment-tracking", tab, {
+        index,
+        values: values(row),
+        number: row.fcrNumber,
+        invoice: row.invoiceNumber,
+        pdfFile: fileName,
+      })
+      : undefined;
     const search = () =>
       resolveDetailId(config.reportingUrl, row.fcrNumber, {
         timeoutMs: timings.httpTimeoutMs,
         signal: context.signal,
         onProblem: warn,
+        ...(provenance ? { onAnswer: (answer: AnsweredDocument) => provenance.request("GET", answer) } : {}),
       });
     // Under --wait-until=ready the search, the job's own request, runs while the shipment page loads; under
     // the spec's pauses it comes in the spec's order, after the frame's pause.
@@ -149,6 +165,7 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     await waits.pause("afterFrameAppears");
 
     const id = await (early ?? search());
+    let detailFrame: string | undefined;
     if (id === undefined) {
       if (config.verify) {
         throw new CaptureCheckError(`no detail record id for FCR ${row.fcrNumber}`, { mayPass: false });
@@ -167,13 +184,12 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
         pointFrameAt(tab.frameElement(config.frameSelector), url, timings.waitTimeoutMs),
       );
       if (load !== "loaded") failOrWarn(warn, `the detail frame ${load} (${url})`, load === "timed out");
-      const frameId = tab.frameShowing(url);
-      if (frameId === undefined) failOrWarn(warn, notShowing(tab, url), false);
-      else if (config.verify) assertAnsweredBelow400(tab.documentAnswer(frameId), "the detail page");
+      detailFrame = tab.frameShowing(url);
+      if (detailFrame === undefined) failOrWarn(warn, notShowing(tab, url), false);
+      else if (config.verify) assertAnsweredBelow400(tab.documentAnswer(detailFrame), "the detail page");
     }
 
     await waits.beforePrint();
-    const fileName = pdfName(row, index);
     const check = printedPdfCheck({
       verify: config.verify,
       number: { value: row.fcrNumber, label: "FCR" },
@@ -184,11 +200,12 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
       params: printParams,
       timeoutMs: PRINT_TIMEOUT_MS,
       ...(check ? { check } : {}),
+      ...(provenance ? { amend: provenance.atPrint(printedPages(tab, detailFrame)) } : {}),
     });
     // The PDF is checked (under --verify or --fail-on-text) while the tab returns to the portal's root.
     const [saved] = await Promise.allSettled([printed.save(), returnToRoot(tab, rowContext)]);
     if (saved.status === "rejected") throw saved.reason;
-    return { file: fileName };
+    return provenance?.saved() ?? { file: fileName };
   };
 
   return runCapture<ShipmentRow, ShipmentResult>(config, context, {
@@ -203,7 +220,7 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     },
     describe: (row) => `FCR ${row.fcrNumber}, invoice ${row.invoiceNumber}`,
     pdfName,
-    record: (row, result) => ({ fcr_number: row.fcrNumber, invoice_number: row.invoiceNumber, ...result }),
+    record: (row, result) => ({ ...values(row), ...result }),
     mayPass: mayPassInJobA,
     capture,
     service: SHIPMENT_SERVICE,
@@ -215,6 +232,18 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
         successfulCount: outcome.successCount,
       }),
   });
+}
+
+/**
+ * The documents a Job A PDF prints, as `--provenance` records them: the shipment page, then the detail page
+ * when a frame shows it. A document whose answer the browser did not tell is left out.
+ */
+function printedPages(tab: Tab, detailFrame: string | undefined): PageRecord[] {
+  const answers = [
+    tab.documentAnswer(),
+    detailFrame === undefined ? undefined : tab.documentAnswer(detailFrame),
+  ];
+  return answers.filter((answer) => answer !== undefined).map(pageRecord);
 }
 
 /**

@@ -24,6 +24,7 @@ const FUNCTIONS = [
   "readShipmentRows",
   "pdfFileName",
   "stopFileName",
+  "checkProvenance",
 ] as const;
 
 const CLASSES = ["Browser", "BrowserSupervisor", "Tab", "UrlPolicy", "JobServerClient"] as const;

@@ -25,12 +25,18 @@ export interface PdfFileOptions {
    * or as a partial file.
    */
   check?: (pdf: Uint8Array) => Promise<void>;
+  /**
+   * Runs after the check on the printed bytes and returns bytes to append after them before the PDF takes its
+   * name (`--provenance`'s incremental update); the printed bytes stay the file's unchanged start.
+   */
+  amend?: (printed: Uint8Array) => Promise<Uint8Array>;
 }
 
 /** A PDF printed into its hidden partial file, not yet under its name (from {@linkcode printPdf}). */
 export interface PrintedPdf {
   /**
-   * Runs the check (if any) and renames the PDF into place; on failure removes the partial file and rethrows.
+   * Runs the check and the amendment (if any) and renames the PDF into place; on failure removes the partial
+   * file and rethrows.
    * The tab is no longer needed: it may load another page meanwhile.
    */
   save(): Promise<void>;
@@ -44,7 +50,7 @@ export interface PrintedPdf {
 export async function printPdf(
   tab: Tab,
   outputDir: string,
-  { fileName, params, timeoutMs, check }: PdfFileOptions,
+  { fileName, params, timeoutMs, check, amend }: PdfFileOptions,
 ): Promise<PrintedPdf> {
   const finalPath = `${outputDir}/${fileName}`;
   const partialPath = `${outputDir}/${partialFileName(fileName, Deno.pid)}`;
@@ -63,7 +69,11 @@ export async function printPdf(
   return {
     async save() {
       try {
-        if (check !== undefined) await check(await Deno.readFile(partialPath));
+        if (check !== undefined || amend !== undefined) {
+          const printed = await Deno.readFile(partialPath);
+          await check?.(printed);
+          if (amend !== undefined) await Deno.writeFile(partialPath, await amend(printed), { append: true });
+        }
         await Deno.rename(partialPath, finalPath);
       } catch (error) {
         await removePartial();
@@ -75,7 +85,7 @@ export async function printPdf(
 
 /**
  * Prints the tab into `<outputDir>/<fileName>`: streamed to a hidden `.partial` file in the same folder,
- * then renamed into place once `check` (if any) passed. On failure the partial file is removed and the error is
+ * amended (if asked) and renamed into place once `check` (if any) passed. On failure the partial file is removed and the error is
  * rethrown.
  */
 export async function printPdfFile(tab: Tab, outputDir: string, options: PdfFileOptions): Promise<void> {

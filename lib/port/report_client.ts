@@ -22,6 +22,8 @@ export interface PortReport {
   html: string;
   /** Where the page finally came from, after redirects: the base for its relative links. */
   url: string;
+  /** The final answer's HTTP status (2xx). */
+  status: number;
   /** The answer's headers, names in lower case (what `--verify` reads for a bot wall). */
   headers: Record<string, string>;
 }
@@ -45,8 +47,13 @@ export class PortReportClient {
    * @throws {HttpStatusError} on a non-2xx answer; {@linkcode ConnectionError} on a transport error or a
    * timeout; each with a message that says which.
    */
+  /** The address the form is POSTed to. */
+  get formUrl(): string {
+    return this.#portUrl + CONTAINER_LOCATION_PATH;
+  }
+
   async fetch(containerNumber: string, signal?: AbortSignal): Promise<PortReport> {
-    const url = this.#portUrl + CONTAINER_LOCATION_PATH;
+    const url = this.formUrl;
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     let response: Response;
     try {
@@ -72,7 +79,12 @@ export class PortReportClient {
           response.headers.get("retry-after"),
         );
       }
-      return { html, url: response.url || url, headers: Object.fromEntries(response.headers) };
+      return {
+        html,
+        url: response.url || url,
+        status: response.status,
+        headers: Object.fromEntries(response.headers),
+      };
     } catch (error) {
       if (timeout.aborted) {
         throw new ConnectionError(`the port portal did not answer within ${formatSeconds(this.#timeoutMs)}`);

@@ -7,7 +7,13 @@
  *
  * @module
  */
-import { CAPTURE_JSON, type CaptureRecord, PROVENANCE_SCHEMA, toCaptureRecord } from "./capture_record.ts";
+import {
+  CAPTURE_JSON,
+  type CaptureRecord,
+  type PrintedRecord,
+  PROVENANCE_SCHEMA,
+  toCaptureRecord,
+} from "./capture_record.ts";
 
 /** What {@linkcode appendProvenance} writes into a PDF. */
 export interface Provenance {
@@ -35,7 +41,7 @@ export async function printedDigest(bytes: Uint8Array): Promise<CaptureRecord["p
 }
 
 /**
- * Returns `printed` followed by an incremental update that sets the document information (`Title`, `Subject`,
+ * Returns `printed` followed by an incremental update (and the `printed` record of its length and SHA-256) that sets the document information (`Title`, `Subject`,
  * `Keywords`, `Creator`, `CreationDate`; Chromium's `Producer` and `ModDate` stay) and attaches the record as
  * `capture.json` (`application/json`), its `printed` the length and SHA-256 of `printed`. `printed` itself is
  * not changed.
@@ -44,7 +50,10 @@ export async function printedDigest(bytes: Uint8Array): Promise<CaptureRecord["p
  * @throws {Error} when `printed` is not a PDF the library can read, or (a guard on the library) the result
  * does not start with `printed`.
  */
-export async function appendProvenance(printed: Uint8Array, provenance: Provenance): Promise<Uint8Array> {
+export async function appendProvenance(
+  printed: Uint8Array,
+  provenance: Provenance,
+): Promise<{ pdf: Uint8Array; printed: PrintedRecord }> {
   const record: CaptureRecord = toCaptureRecord({
     ...provenance.record,
     schema: PROVENANCE_SCHEMA,
@@ -73,7 +82,7 @@ export async function appendProvenance(printed: Uint8Array, provenance: Provenan
   if (!startsWith(updated, printed)) {
     throw new Error("Cannot append provenance: the update did not keep the printed bytes as its start");
   }
-  return updated;
+  return { pdf: updated, printed: record.printed };
 }
 
 /** Whether `bytes` starts with `prefix`. */

@@ -65,6 +65,8 @@ export interface ReportingRequestOptions {
   signal?: AbortSignal;
   /** Told why no id was found (status, transport error), for the log. */
   onProblem?: (reason: string) => void;
+  /** Told the search's answer (`--provenance` records it): its address, status and headers. */
+  onAnswer?: (answer: { url: string; status: number; headers: Record<string, string> }) => void;
 }
 
 /**
@@ -81,6 +83,7 @@ export async function resolveDetailId(
   try {
     const response = await fetch(url, { redirect: "manual", signal: requestSignal(options) });
     const body = await response.text();
+    options.onAnswer?.({ url, status: response.status, headers: Object.fromEntries(response.headers) });
     if (REDIRECT_STATUSES.has(response.status)) {
       const location = response.headers.get("location");
       const id = location ? new URL(location, url).searchParams.get("id") : null;

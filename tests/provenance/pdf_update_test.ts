@@ -19,7 +19,7 @@ Deno.test("appendProvenance on Chromium's own prints", async (t) => {
     const printed = await Deno.readFile(printedPath);
     const kept = printed.slice();
     const provenance = provenanceFor(`${name}.pdf`, tagged);
-    const updated = await appendProvenance(printed, provenance);
+    const { pdf: updated, printed: digest } = await appendProvenance(printed, provenance);
     const path = `${out}/${name} with provenance.pdf`;
     await Deno.writeFile(path, updated);
 
@@ -61,6 +61,7 @@ Deno.test("appendProvenance on Chromium's own prints", async (t) => {
         ...provenance.record,
         printed: await printedDigest(printed),
       });
+      assert.deepEqual(digest, await printedDigest(printed), "the digest appendProvenance returns");
     });
 
     await t.step(`${name}: checkProvenance finds it intact`, async () => {

@@ -24,7 +24,7 @@ Deno.test("deno task verify-pdf", async (t) => {
   await using fixture = await TabFixture.start();
   const printedPath = await printPage(fixture, "003 INV-1 MSCU1234567.pdf", REPORT_PAGE);
   const printed = await Deno.readFile(printedPath);
-  const updated = await appendProvenance(printed, provenanceFor("003 INV-1 MSCU1234567.pdf"));
+  const { pdf: updated } = await appendProvenance(printed, provenanceFor("003 INV-1 MSCU1234567.pdf"));
   const intact = `${fixture.out}/intact.pdf`;
   await Deno.writeFile(intact, updated);
 

@@ -377,6 +377,12 @@ export class Tab {
     return this.#answers.of(frameId);
   }
 
+  /** The browser's product and version (`HeadlessChrome/156.0.…`) and its own User-Agent. */
+  async browserVersion(): Promise<{ product: string; userAgent: string }> {
+    const { product, userAgent } = await this.#connection.send("Browser.getVersion", {}, SMALL_CALL_MS);
+    return { product, userAgent };
+  }
+
   /** Waits ≤ `timeoutMs` until page and frames are ready to print (`ready/readiness_wait.ts`); returns what kept them busy. */
   ready(timeoutMs: number): Promise<string[]> {
     return this.#readiness.ready(timeoutMs);
