@@ -16,7 +16,7 @@ import { fidelitySection, runFidelity } from "./harness/fidelity_run.ts";
 import { concurrencySection, runConcurrency } from "./harness/concurrency_run.ts";
 import { benchRows } from "./harness/inputs.ts";
 import { measureRun } from "./harness/measure_run.ts";
-import { runVerifyCost, verifyCostSection } from "./harness/verify_cost_run.ts";
+import { optionCostSection, runOptionCost } from "./harness/option_cost_run.ts";
 import { memorySection, runMemory } from "./harness/memory_run.ts";
 import { modesSection, runModes } from "./harness/modes_run.ts";
 import { formatSpread } from "./harness/markdown.ts";
@@ -59,8 +59,8 @@ async function main(args: string[]): Promise<number> {
       return finish(header, sections, options, progress);
     }
     await warmUp(sandbox, workDir, options, progress);
-    if (options.verifyOnly) {
-      sections.push(...await verifyCost(sandbox, workDir, options, progress));
+    if (options.costsOnly) {
+      sections.push(...await optionCosts(sandbox, workDir, options, progress));
       return finish(header, sections, options, progress);
     }
 
@@ -121,7 +121,7 @@ async function main(args: string[]): Promise<number> {
         );
       }
     }
-    if (!options.skipVerify) sections.push(...await verifyCost(sandbox, workDir, options, progress));
+    if (!options.skipCosts) sections.push(...await optionCosts(sandbox, workDir, options, progress));
     if (!options.skipMemory) {
       progress(`memory run: ${options.memoryRows} rows of the project's Job B`);
       sections.push(memorySection(await runMemory(sandbox, options.memoryRows, `${workDir}/mem`)));
@@ -136,8 +136,8 @@ async function main(args: string[]): Promise<number> {
   return finish(header, sections, options, progress);
 }
 
-/** The `--verify` cost runs of both jobs, one section each. */
-async function verifyCost(
+/** The cost runs of each `--cost-of` option in both jobs, one section each. */
+async function optionCosts(
   sandbox: Sandbox,
   workDir: string,
   options: BenchOptions,
@@ -145,16 +145,18 @@ async function verifyCost(
 ): Promise<string[]> {
   const sections: string[] = [];
   // At the spec's pauses a row lasts seconds: a few rows tell its cost.
-  for (const [pauseScale, rows] of [[0, options.verifyRows], [1, Math.min(options.verifyRows, 6)]] as const) {
-    for (const job of ["port", "shipment"] as const) {
-      const result = await runVerifyCost(sandbox, job, {
-        rows,
-        rounds: options.rounds,
-        pauseScale,
-        dir: workDir,
-        progress,
-      });
-      sections.push(verifyCostSection(result));
+  for (const option of options.costOf) {
+    for (const [pauseScale, rows] of [[0, options.costRows], [1, Math.min(options.costRows, 6)]] as const) {
+      for (const job of ["port", "shipment"] as const) {
+        const result = await runOptionCost(sandbox, job, option, {
+          rows,
+          rounds: options.rounds,
+          pauseScale,
+          dir: workDir,
+          progress,
+        });
+        sections.push(optionCostSection(result));
+      }
     }
   }
   return sections;

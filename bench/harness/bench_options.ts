@@ -4,6 +4,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { COSTED_OPTIONS } from "./option_cost_run.ts";
 
 /** What the benchmark runs. */
 export interface BenchOptions {
@@ -36,18 +37,20 @@ export interface BenchOptions {
    * row. The host's speed, to report beside a suite time measured the same hour.
    */
   floorOnly: boolean;
-  /** Rows of each `--verify` cost run (`--verify-rows`, default 30); its rounds are `rounds`. */
-  verifyRows: number;
-  skipVerify: boolean;
-  /** Only the `--verify` cost runs (`--verify-only`). */
-  verifyOnly: boolean;
+  /** Rows of each option's cost run (`--cost-rows`, default 30); its rounds are `rounds`. */
+  costRows: number;
+  /** The options whose cost is measured (`--cost-of`, repeatable; default all of `COSTED_OPTIONS`). */
+  costOf: string[];
+  skipCosts: boolean;
+  /** Only the options' cost runs (`--costs-only`). */
+  costsOnly: boolean;
 }
 
 /** Usage text. */
 export const USAGE =
   `deno task bench [--rows N] [--rounds R] [--memory-rows N] [--skip-memory] [--skip-fidelity]
                 [--concurrency-rows N] [--skip-concurrency] [--skip-pool] [--modes-rows N] [--skip-modes]
-                [--verify-rows N] [--skip-verify] [--report FILE] [--floor-only] [--verify-only]
+                [--cost-rows N] [--cost-of FLAG]... [--skip-costs] [--report FILE] [--floor-only] [--costs-only]
   --rows N          rows per side-by-side run (default 50, at least 2)
   --rounds R        rounds of project/floor runs, alternating (default 3)
   --memory-rows N   rows of the project's Job B memory run (default 1000)
@@ -58,13 +61,15 @@ export const USAGE =
   --skip-pool           leave out the same runs against a local browserless pool
   --modes-rows N    rows of each --wait-until pauses/ready run, --concurrency 1 and 4, pauses on (default 12)
   --skip-modes      leave out the --wait-until runs
-  --verify-rows N   rows of each run without and with --verify, --rounds rounds, pause scale 0 (default 30;
+  --cost-rows N     rows of each run without and with an option, --rounds rounds, pause scale 0 (default 30;
                     at most 6 at the spec's pauses)
-  --skip-verify     leave out the --verify cost runs
+  --cost-of FLAG    the option whose cost to measure: --verify, --provenance or --report (repeatable; default
+                    all three)
+  --skip-costs      leave out the options' cost runs
   --report FILE     also write the Markdown report to FILE
   --floor-only      only Job B's floor: --rounds runs of --rows rows and its ms/row (the host's speed;
                     e.g. --floor-only --rows 20 --rounds 3, under a minute)
-  --verify-only     only the --verify cost runs of both jobs`;
+  --costs-only      only the options' cost runs of both jobs`;
 
 /** Parses the command line. @throws {Error} with a one-line message. */
 export function parseBenchOptions(args: string[]): BenchOptions {
@@ -84,9 +89,10 @@ export function parseBenchOptions(args: string[]): BenchOptions {
       "skip-modes": { type: "boolean", default: false },
       report: { type: "string" },
       "floor-only": { type: "boolean", default: false },
-      "verify-rows": { type: "string", default: "30" },
-      "skip-verify": { type: "boolean", default: false },
-      "verify-only": { type: "boolean", default: false },
+      "cost-rows": { type: "string", default: "30" },
+      "cost-of": { type: "string", multiple: true },
+      "skip-costs": { type: "boolean", default: false },
+      "costs-only": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -107,12 +113,24 @@ export function parseBenchOptions(args: string[]): BenchOptions {
     modesRows: integer("--modes-rows", values["modes-rows"], 2),
     skipModes: values["skip-modes"],
     floorOnly: values["floor-only"],
-    verifyRows: integer("--verify-rows", values["verify-rows"], 2),
-    skipVerify: values["skip-verify"],
-    verifyOnly: values["verify-only"],
+    costRows: integer("--cost-rows", values["cost-rows"], 2),
+    costOf: costedOptions(values["cost-of"]),
+    skipCosts: values["skip-costs"],
+    costsOnly: values["costs-only"],
   };
   if (values.report !== undefined) options.reportFile = values.report;
   return options;
+}
+
+/** The `--cost-of` values, each one of {@linkcode COSTED_OPTIONS}; all of them when none is given. */
+function costedOptions(given: string[] | undefined): string[] {
+  const known = Object.keys(COSTED_OPTIONS);
+  for (const option of given ?? []) {
+    if (!known.includes(option)) {
+      throw new Error(`--cost-of must be one of ${known.join(", ")}, got ${option}`);
+    }
+  }
+  return given ?? known;
 }
 
 /** Thrown for `--help`. */

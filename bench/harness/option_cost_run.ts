@@ -1,6 +1,6 @@
 /**
- * What `--verify` costs a row: each job over the same ordinary rows at `--concurrency 1`, without and with
- * `--verify`, in rounds whose order alternates so that a drift of the host's speed does not count for one
+ * What an opt-in option (`--verify`, `--provenance`, `--report`) costs a row: each job over the same ordinary
+ * rows at `--concurrency 1`, without and with the option, in rounds whose order alternates so that a drift of the host's speed does not count for one
  * side; at pause scale 0 (the row's own work only, where a cost shows the most) and at the spec's pauses (a
  * row as production runs it). The ratio is taken within a round, then its median over the rounds.
  *
@@ -12,34 +12,47 @@ import { table } from "./markdown.ts";
 import { measureRun, type RunOutcome } from "./measure_run.ts";
 import { median } from "./stats.ts";
 
-/** The most `--verify` may add to a row. */
-const VERIFY_COST_TARGET = 0.05;
+/** The options whose cost is measured, and the flags each adds to a run in `dir`. */
+export const COSTED_OPTIONS: Readonly<Record<string, (dir: string) => string[]>> = {
+  "--verify": () => ["--verify"],
+  "--provenance": () => ["--provenance"],
+  "--report": (dir) => [`--report=${dir}/report.html`],
+};
 
-/** One round: the run without `--verify`, and the one with it. */
+/** The most `--verify` or `--provenance` may add to a row. */
+const COST_TARGET = 0.05;
+
+/** One round: the run without the option, and the one with it. */
 interface CostRound {
   off: RunOutcome;
   on: RunOutcome;
 }
 
 /** One job's rounds. */
-export interface VerifyCostResult {
+export interface OptionCostResult {
+  /** The option measured, as its flag: `--verify`. */
+  option: string;
   job: JobName;
   rows: number;
   pauseScale: number;
   rounds: CostRound[];
 }
 
-/** Runs `job`'s rounds in `dir` (a short path, see `prepareRun`). */
-export async function runVerifyCost(
+/** Runs `job`'s rounds without and with `option` (a key of {@linkcode COSTED_OPTIONS}) in `dir` (a short path, see `prepareRun`). */
+export async function runOptionCost(
   sandbox: Sandbox,
   job: JobName,
+  option: string,
   options: { rows: number; rounds: number; pauseScale: number; dir: string; progress(line: string): void },
-): Promise<VerifyCostResult> {
+): Promise<OptionCostResult> {
+  const flags = COSTED_OPTIONS[option];
+  if (flags === undefined) throw new Error(`no cost run for ${option}`);
   const rows = benchRows(job, options.rows);
   const rounds: CostRound[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     const outcomes: Partial<CostRound> = {};
     for (const side of round % 2 ? ["off", "on"] as const : ["on", "off"] as const) {
+      const dir = `${options.dir}/${option[2]}${job[0]}${options.pauseScale}${round}${side}`;
       const outcome = await measureRun(
         {
           job,
@@ -48,26 +61,26 @@ export async function runVerifyCost(
           pauseScale: options.pauseScale,
           tagged: false,
           consentTimeoutS: 0.05,
-          projectFlags: side === "on" ? ["--verify"] : [],
+          projectFlags: side === "on" ? flags(dir) : [],
         },
         sandbox,
-        `${options.dir}/v${job[0]}${options.pauseScale}${round}${side}`,
+        dir,
       );
       outcomes[side] = outcome;
       const m = outcome.metrics;
       options.progress(
-        `${job} pause scale ${options.pauseScale} round ${round}, --verify ${side}: ${
+        `${job} pause scale ${options.pauseScale} round ${round}, ${option} ${side}: ${
           m ? `${m.msPerRowMedian.toFixed(1)} ms/row` : `INVALID (${outcome.problems.join("; ")})`
         }`,
       );
     }
     rounds.push(outcomes as CostRound);
   }
-  return { job, rows: options.rows, pauseScale: options.pauseScale, rounds };
+  return { option, job, rows: options.rows, pauseScale: options.pauseScale, rounds };
 }
 
 /** One job's rounds as Markdown, with the median cost against the target. */
-export function verifyCostSection(result: VerifyCostResult): string {
+export function optionCostSection(result: OptionCostResult): string {
   const name = result.job === "port" ? "Job B (port container location)" : "Job A (shipment tracking)";
   const costs: number[] = [];
   const lines = result.rounds.map((round, i) => {
@@ -82,13 +95,13 @@ export function verifyCostSection(result: VerifyCostResult): string {
   const cost = median(costs);
   const verdict = Number.isNaN(cost)
     ? "no valid round"
-    : `${percent(cost)} (target ≤ ${percent(VERIFY_COST_TARGET)}: ${
-      cost <= VERIFY_COST_TARGET ? "met" : "**missed**"
-    })`;
+    : result.option === "--report"
+    ? percent(cost)
+    : `${percent(cost)} (target ≤ ${percent(COST_TARGET)}: ${cost <= COST_TARGET ? "met" : "**missed**"})`;
   return [
-    `### ${name}: what --verify costs a row, ${result.rows} rows, --concurrency 1, pause scale ${result.pauseScale}`,
+    `### ${name}: what ${result.option} costs a row, ${result.rows} rows, --concurrency 1, pause scale ${result.pauseScale}`,
     "",
-    table(["round", "without, ms/row", "with --verify, ms/row", "difference, ms", "cost"], lines),
+    table(["round", "without, ms/row", `with ${result.option}, ms/row`, "difference, ms", "cost"], lines),
     "",
     `Median cost over the rounds: ${verdict}. Ms per row: the median gap between consecutive PDFs.`,
   ].join("\n");
