@@ -46,6 +46,7 @@ export function checkRun(evidence: RunEvidence): string[] {
     ...checkRows(evidence, ends, stopped),
     ...checkLogOrder(evidence.record.stdout),
     ...checkPdfs(evidence, ends),
+    ...checkProvenances(evidence, ends),
     ...checkLeftovers(evidence.state),
     ...(stopped ? checkNothingSent(evidence.record) : checkServer(evidence, ends)),
     ...checkMemory(evidence.record),
@@ -183,6 +184,44 @@ function checkPdfs({ plan, state, secret }: RunEvidence, ends: LoggedEnd[]): str
   }
   return problems;
 }
+
+/**
+ * Under `--provenance`, every PDF carries an intact capture record of its own row, whose printed bytes hash as
+ * the row's saved line says; without it, no PDF carries one (the spec's PDF is what Chromium printed).
+ */
+function checkProvenances({ plan, state }: RunEvidence, ends: LoggedEnd[]): string[] {
+  const problems: string[] = [];
+  const byName = new Map(plan.rows.map((row) => [pdfName(row), row] as const));
+  const saved = new Map(ends.filter((end) => !end.present).map((end) => [end.index, end.sha256] as const));
+  for (const [name, verdict] of state.provenance) {
+    if (!plan.options.provenance) {
+      if (verdict.status !== "none") problems.push(`PDF ${name} carries provenance without --provenance`);
+      continue;
+    }
+    if (verdict.status !== "intact") {
+      problems.push(`PDF ${name}: provenance ${verdict.status}: ${verdict.problem}`);
+      continue;
+    }
+    const row = byName.get(name);
+    const { record: capture } = verdict;
+    if (row === undefined) continue; // checkPdfs names a PDF of no row
+    const values = Object.values(capture.values);
+    if (
+      capture.row !== row.index || capture.pdfFile !== name || capture.job !== JOB_NAMES[plan.job] ||
+      values[0] !== row.value || values[1] !== row.invoice
+    ) {
+      problems.push(`PDF ${name}: its capture record names row ${capture.row} (${values.join(", ")})`);
+    }
+    const hash = saved.get(row.index);
+    if (saved.has(row.index) && hash !== capture.printed.sha256) {
+      problems.push(`PDF ${name}: the saved line's SHA-256 ${hash ?? "(none)"} is not the record's`);
+    }
+  }
+  return problems;
+}
+
+/** The job a capture record names, by the soak's letter. */
+const JOB_NAMES = { A: "shipment-tracking", B: "port-tracking" } as const;
 
 /** A row's PDF name, as the job writes it. */
 export function pdfName(row: DrawnRow): string {

@@ -40,6 +40,8 @@ export interface DrawnOptions {
   verify: boolean;
   /** `--fail-on-text` with the soak's one expression (`FAIL_ON_TEXT`): a page that says it fails its row. */
   failOnText: boolean;
+  /** `--provenance`: each PDF carries its capture record after its printed bytes. */
+  provenance: boolean;
 }
 
 /** One soak run, as drawn. */
@@ -66,6 +68,9 @@ const VERIFY_CHANCE = 0.4;
 
 /** How often a run has `--fail-on-text`, drawn apart from `--verify`: each works with or without the other. */
 const FAIL_ON_TEXT_CHANCE = 0.3;
+
+/** How often a run has `--provenance`. */
+const PROVENANCE_CHANCE = 0.5;
 
 /** How often a `--pool` run loses the member serving it. */
 const MEMBER_LOSS_CHANCE = 0.5;
@@ -98,13 +103,15 @@ export function drawRun(seed: number, job: SoakJob, limits: DrawLimits): SoakPla
     waitUntil: "pauses",
     verify: false,
     failOnText: false,
+    provenance: false,
   };
   if (limits.rows > 1 && random.chance(0.25)) options.stopAfterRow = random.int(1, limits.rows - 1);
-  // Drawn after the other options, so that they keep their values for every seed (and so --verify and
-  // --fail-on-text, added later).
+  // Drawn after the other options, so that they keep their values for every seed (and so --verify,
+  // --fail-on-text and --provenance, added later).
   options.waitUntil = random.chance(0.3) ? "ready" : "pauses";
   options.verify = random.chance(VERIFY_CHANCE);
   options.failOnText = random.chance(FAIL_ON_TEXT_CHANCE);
+  options.provenance = random.chance(PROVENANCE_CHANCE);
   // Drawn last: a seed draws the same rows and options with and without --pool, the pool's changes aside.
   if (limits.pool) {
     if (options.concurrency > 1) replaceSessionEnders(behaviours);
@@ -171,6 +178,7 @@ export function drawSummary(plan: SoakPlan): string {
     ...(options.waitUntil === "ready" ? ["wait-until ready"] : []),
     ...(options.verify ? ["verify"] : []),
     ...(options.failOnText ? [`fail-on-text "${FAIL_ON_TEXT}"`] : []),
+    ...(options.provenance ? ["provenance"] : []),
     ...(options.stopAfterRow === undefined ? [] : [`stop after ${options.stopAfterRow} + resume`]),
     ...(options.jobServer === "ok" ? [] : [`job server ${options.jobServer}`]),
     ...(plan.pool ? ["pool of two"] : []),

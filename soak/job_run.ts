@@ -118,6 +118,7 @@ export function jobArgs(input: JobRunInput, csv: string): string[] {
     `--wait-until=${options.waitUntil}`,
     ...(options.verify ? ["--verify"] : []),
     ...(options.failOnText ? [`--fail-on-text=${FAIL_ON_TEXT}`] : []),
+    ...(options.provenance ? ["--provenance"] : []),
     ...(input.resume ? ["--resume"] : []),
     ...(input.pool ? [`--browser-url=${input.pool.wsUrl}`] : []),
   ];

@@ -13,10 +13,13 @@ export interface LoggedEnd {
   present: boolean;
   /** The failure's text; set on error only. */
   error?: string;
+  /** The printed bytes' SHA-256 its saved line gives (under `--provenance`). */
+  sha256?: string;
 }
 
 const ROW_LINE = /\bRow (\d+)\/\d+ \(/;
-const ENDED = /\bRow (\d+)\/\d+ \(.*?\): (saved .*|already present as .*|failed: (.*))$/;
+const ENDED =
+  /\bRow (\d+)\/\d+ \(.*?\): (saved .*?(?: \(SHA-256 ([0-9a-f]{64})\))?|already present as .*|failed: (.*))$/;
 const TRY_FAILED = /\bRow (\d+)\/\d+ \(.*?\): try \d+ of \d+ failed: /;
 const FIRST_TRY_FAILED = /\bRow (\d+)\/\d+ \(.*?\): (?:try 1 of \d+ )?failed: (.*)$/;
 
@@ -34,8 +37,9 @@ export function loggedEnds(log: string): LoggedEnd[] {
     const match = ENDED.exec(line);
     if (!match) return [];
     const index = Number(match[1]);
-    if (match[3] !== undefined) return [{ index, status: "error", present: false, error: match[3] }];
-    return [{ index, status: "success", present: match[2]!.startsWith("already present") }];
+    if (match[4] !== undefined) return [{ index, status: "error", present: false, error: match[4] }];
+    const sha256 = match[3] === undefined ? {} : { sha256: match[3] };
+    return [{ index, status: "success", present: match[2]!.startsWith("already present"), ...sha256 }];
   });
 }
 

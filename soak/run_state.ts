@@ -1,5 +1,5 @@
 /**
- * What a finished job process left behind: its PDFs (with their text), any other file in its output folder,
+ * What a finished job process left behind: its PDFs (with their text and provenance), any other file in its output folder,
  * anything in its TMPDIR, any process of its browser tree still alive, and under `--pool` any session or
  * browser of the run still in the pool.
  *
@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { stopFileName } from "../lib/file_names.ts";
+import { checkProvenance, type ProvenanceVerdict } from "../lib/provenance/pdf_provenance.ts";
 import { pdfText } from "../tests/helpers/job_process.ts";
 import { browserProcessesLeft } from "../tests/helpers/processes.ts";
 import type { RunFolder } from "./job_run.ts";
@@ -16,6 +17,8 @@ import type { SoakPool } from "./pool.ts";
 export interface RunState {
   /** PDF name → its text (`pdftotext -layout`). */
   pdfs: Map<string, string>;
+  /** PDF name → what `checkProvenance` finds in it (under `--provenance`, its capture record). */
+  provenance: Map<string, ProvenanceVerdict>;
   /** Files in the output folder that are neither PDFs nor the stop file (a partial PDF, say). */
   otherOutputs: string[];
   /** Entries left in the job's TMPDIR (its run folder, a report file). */
@@ -29,6 +32,7 @@ export interface RunState {
 /** Reads the state of `folder` after a run of job `jobId` (through `pool`, if given). */
 export async function collectRunState(folder: RunFolder, jobId: string, pool?: SoakPool): Promise<RunState> {
   const pdfs = new Map<string, string>();
+  const provenance = new Map<string, ProvenanceVerdict>();
   const otherOutputs: string[] = [];
   for await (const entry of Deno.readDir(folder.out)) {
     if (entry.name.endsWith(".pdf") && entry.isFile) {
@@ -36,11 +40,13 @@ export async function collectRunState(folder: RunFolder, jobId: string, pool?: S
         entry.name,
         await pdfText(join(folder.out, entry.name)).catch((error) => `unreadable: ${error}`),
       );
+      provenance.set(entry.name, await checkProvenance(await Deno.readFile(join(folder.out, entry.name))));
     } else if (entry.name !== stopFileName(jobId)) otherOutputs.push(entry.name);
   }
   const tmpLeft = (await Array.fromAsync(Deno.readDir(folder.tmp))).map((entry) => entry.name).sort();
   return {
     pdfs,
+    provenance,
     otherOutputs: otherOutputs.sort(),
     tmpLeft,
     processesLeft: await browserProcessesLeft(folder.tmp),

@@ -186,6 +186,7 @@ function poolPlan(behaviours: typeof BEHAVIOURS, retries: number): SoakPlan {
       waitUntil: "pauses",
       verify: false,
       failOnText: false,
+      provenance: false,
     },
     pool: true,
   };
@@ -223,6 +224,9 @@ function record(log: string[]): JobRunRecord {
 function state(plan: SoakPlan): RunState {
   return {
     pdfs: new Map(plan.rows.map((row) => [pdfName(row), row.value])),
+    provenance: new Map(
+      plan.rows.map((row) => [pdfName(row), { status: "none", problem: "no capture.json" }]),
+    ),
     otherOutputs: [],
     tmpLeft: [],
     processesLeft: [],

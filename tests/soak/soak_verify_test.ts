@@ -5,6 +5,7 @@
  * `soak_test.ts` runs seeds that draw them.
  */
 import assert from "node:assert/strict";
+import type { ProvenanceVerdict } from "../../lib/provenance/pdf_provenance.ts";
 import { otherContainerFor } from "../../fixtures/sandbox.ts";
 import {
   type Behaviour,
@@ -53,6 +54,7 @@ function plan(job: SoakJob, behaviours: readonly Behaviour[], options: Options =
       waitUntil: "pauses",
       verify: options.verify ?? false,
       failOnText: options.failOnText ?? false,
+      provenance: false,
     },
     pool: false,
   };
@@ -229,8 +231,6 @@ Deno.test("the checks: a known failure must come with its error and its tries; t
       secret: "S3CR3T",
       ending: "stopped",
     });
-  const line = (row: DrawnRow, text: string) =>
-    `2026-01-01T00:00:00.000 INFO Row ${row.index}/4 (container ${row.value}, invoice ${row.invoice}): ${text}`;
   const failed = (row: DrawnRow, error: string, tries: number) => [
     ...Array.from(
       { length: tries - 1 },
@@ -299,6 +299,65 @@ Deno.test("the checks: a known failure must come with its error and its tries; t
   ]);
 });
 
+Deno.test("the checks: under --provenance each PDF's record is its own row's, hashed as its saved line says", () => {
+  const base = plan("B", [kind("normal"), kind("normal")]);
+  const [a, b] = base.rows as [DrawnRow, DrawnRow];
+  const hash = (n: number) => String(n).repeat(64);
+  const intact = (row: DrawnRow, sha256: string, index = row.index): ProvenanceVerdict => ({
+    status: "intact",
+    record: {
+      schema: "capture-jobs/provenance@1",
+      job: "port-tracking",
+      jobId: "S1",
+      row: index,
+      values: { container_number: row.value, invoice_no: row.invoice },
+      pdfFile: pdfName(row),
+      pages: [],
+      requests: [],
+      capturedAt: "2026-11-27T00:00:00.000+00:00",
+      browser: "HeadlessChrome/156.0.0.0",
+      userAgent: "UA",
+      options: { waitUntil: "pauses", pauseScale: 0, verify: false, taggedPdf: false },
+      printed: { bytes: 100, sha256 },
+    },
+  });
+  const check = (provenance: boolean, verdicts: [DrawnRow, ProvenanceVerdict][]) => {
+    const run = { ...base, options: { ...base.options, provenance } };
+    return checkRun({
+      plan: run,
+      prediction: predictRun(run, facts()),
+      record: record([
+        line(a, `saved ${pdfName(a)}${provenance ? ` (SHA-256 ${hash(1)})` : ""}`),
+        line(b, `saved ${pdfName(b)}${provenance ? ` (SHA-256 ${hash(2)})` : ""}`),
+      ]),
+      state: state([[a, a.value], [b, b.value]], new Map(verdicts.map(([row, v]) => [pdfName(row), v]))),
+      secret: "S3CR3T",
+      ending: "stopped",
+    });
+  };
+  assert.deepEqual(check(true, [[a, intact(a, hash(1))], [b, intact(b, hash(2))]]), []);
+  assert.deepEqual(
+    check(true, [[a, intact(a, hash(3))], [b, intact(b, hash(2), 1)]]),
+    [
+      `PDF ${pdfName(a)}: the saved line's SHA-256 ${hash(1)} is not the record's`,
+      `PDF ${pdfName(b)}: its capture record names row 1 (${b.value}, ${b.invoice})`,
+    ],
+  );
+  assert.deepEqual(check(true, [[a, { status: "changed", problem: "the printed bytes changed" }]]), [
+    `PDF ${pdfName(a)}: provenance changed: the printed bytes changed`,
+  ]);
+  const none: ProvenanceVerdict = { status: "none", problem: "no capture.json" };
+  assert.deepEqual(check(false, [[a, none], [b, none]]), []);
+  assert.deepEqual(check(false, [[a, intact(a, hash(1))]]), [
+    `PDF ${pdfName(a)} carries provenance without --provenance`,
+  ]);
+});
+
+/** A row's log line, as Job B writes it. */
+function line(row: DrawnRow, text: string): string {
+  return `2026-01-01T00:00:00.000 INFO Row ${row.index}/4 (container ${row.value}, invoice ${row.invoice}): ${text}`;
+}
+
 function record(log: string[]): JobRunRecord {
   return {
     code: 130,
@@ -314,9 +373,10 @@ function record(log: string[]): JobRunRecord {
   };
 }
 
-function state(pdfs: [DrawnRow, string][]): RunState {
+function state(pdfs: [DrawnRow, string][], provenance = new Map<string, ProvenanceVerdict>()): RunState {
   return {
     pdfs: new Map(pdfs.map(([row, text]) => [pdfName(row), text])),
+    provenance,
     otherOutputs: [],
     tmpLeft: [],
     processesLeft: [],
