@@ -111,7 +111,7 @@ export async function checkProvenance(pdf: Uint8Array): Promise<ProvenanceVerdic
       record,
     };
   }
-  const actual = (await printedDigest(pdf.subarray(0, bytes))).sha256;
+  const actual = (printedDigest(pdf.subarray(0, bytes))).sha256;
   if (actual !== sha256) {
     return {
       status: "changed",

@@ -40,7 +40,7 @@ async function provenanceOf(
   assert.equal(verdict.status, "intact", `${path}: ${JSON.stringify(verdict)}`);
   const record = verdict.record;
   const printed = pdf.subarray(0, record.printed.bytes);
-  assert.deepEqual(await printedDigest(printed), record.printed);
+  assert.deepEqual(printedDigest(printed), record.printed);
   assert.equal(record.printed.sha256, savedSha256, "the saved line gives the printed bytes' SHA-256");
   assert.match(new TextDecoder().decode(printed.subarray(-6)), /%%EOF\s*$/, "the printed bytes end a PDF");
   const printedPath = `${path}.printed`;

@@ -59,9 +59,9 @@ Deno.test("appendProvenance on Chromium's own prints", async (t) => {
       assert.deepEqual(JSON.parse(await Deno.readTextFile(saved)), {
         schema: PROVENANCE_SCHEMA,
         ...provenance.record,
-        printed: await printedDigest(printed),
+        printed: printedDigest(printed),
       });
-      assert.deepEqual(digest, await printedDigest(printed), "the digest appendProvenance returns");
+      assert.deepEqual(digest, printedDigest(printed), "the digest appendProvenance returns");
     });
 
     await t.step(`${name}: checkProvenance finds it intact`, async () => {
