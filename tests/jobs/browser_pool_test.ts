@@ -9,6 +9,7 @@
  * within 5 s, as in stop_test.ts (measured here: well under 1 s).
  */
 import assert from "node:assert/strict";
+import { checkProvenance } from "../../lib/provenance/pdf_provenance.ts";
 import { detailIdFor, detailMarker, type Sandbox, startSandbox } from "../../fixtures/sandbox.ts";
 import { type BrowserlessPool, startBrowserless } from "../../fixtures/browserless.ts";
 import {
@@ -105,9 +106,16 @@ async function bothJobsAtOnce(sandbox: Sandbox, pool: BrowserlessPool): Promise<
     },
   });
   await Promise.race([aHasTheBrowser.promise, runA]);
-  const runB = runOnPool("port", [rowsB.csv, dirB.out, "PB"], portFlags(sandbox), pool.wsUrl, {
-    env: dirB.env,
-  });
+  // Job B also under --provenance: the pool's browser tells its version over the same connection.
+  const runB = runOnPool(
+    "port",
+    [rowsB.csv, dirB.out, "PB"],
+    [...portFlags(sandbox), "--provenance"],
+    pool.wsUrl,
+    {
+      env: dirB.env,
+    },
+  );
   const [a, b] = await Promise.all([runA, runB]);
 
   assert.equal(a.code, 0, outputOf(a));
@@ -137,6 +145,9 @@ async function bothJobsAtOnce(sandbox: Sandbox, pool: BrowserlessPool): Promise<
   for (const [i, container] of containers.entries()) {
     const text = words(await pdfText(`${dirB.out}/${rowsB.pdfs[i]}`));
     assert.match(text, new RegExp(`Container Location Report.*${container}`));
+    const verdict = await checkProvenance(await Deno.readFile(`${dirB.out}/${rowsB.pdfs[i]}`));
+    assert.equal(verdict.status, "intact", JSON.stringify(verdict));
+    if (verdict.status === "intact") assert.match(verdict.record.browser, /Chrome\/\d+/);
   }
   for (const dir of [dirA, dirB]) {
     assert.deepEqual(await dir.tmpEntries(), [], "no local browser was started");
