@@ -202,8 +202,10 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
       ...(check ? { check } : {}),
       ...(provenance ? { amend: provenance.atPrint(printedPages(tab, detailFrame)) } : {}),
     });
-    // The PDF is checked (under --verify or --fail-on-text) while the tab returns to the portal's root.
-    const [saved] = await Promise.allSettled([printed.save(), returnToRoot(tab, rowContext)]);
+    // The PDF is checked (under --verify or --fail-on-text) while the tab returns to the portal's root, after
+    // the printed page's thumbnail under --report.
+    const back = rowContext.thumbnail().then(() => returnToRoot(tab, rowContext));
+    const [saved] = await Promise.allSettled([printed.save(), back]);
     if (saved.status === "rejected") throw saved.reason;
     return provenance?.saved() ?? { file: fileName };
   };

@@ -168,3 +168,9 @@ export const PRINT_TIMEOUT_MS = 120_000;
  * (docs/chromium_notes.md#a-renderer-crash-is-told-after-the-failed-call).
  */
 export const TAB_HEALTH_MS = 3_000;
+
+/**
+ * Deadline of a row's thumbnail for the run report (`--report`): a screenshot takes 45–80 ms on a loaded
+ * 2-core host; one that takes seconds is given up with a warning, and never fails its row.
+ */
+export const THUMBNAIL_MS = 3_000;

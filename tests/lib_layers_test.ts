@@ -14,6 +14,7 @@ const FLOORS: Readonly<Record<string, number>> = {
   "lib/config": 1,
   "lib/provenance": 1,
   "lib/job_server": 2,
+  "lib/report": 2,
   "lib/browser/in_page": 2,
   "lib/browser/pool": 2,
   "lib/browser/guard": 2,

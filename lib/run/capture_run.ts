@@ -19,6 +19,7 @@ import { EXIT_STOPPED, type JobContext } from "./job_runner.ts";
 import { type RowLoopResult, type RowOutcome, runRows, type SavedPdf } from "./row_loop.ts";
 import { type RowWaits, rowWaits } from "./row_waits.ts";
 import { jobBrowsers, rowTabUse, startRunBrowser } from "./run_browser.ts";
+import { NO_THUMBNAIL, RunReporting, type TakeThumbnail } from "./run_reporting.ts";
 
 /** What a job's work on one row has at hand. */
 export interface RowContext {
@@ -30,6 +31,12 @@ export interface RowContext {
   warn(message: string): void;
   /** The row's waits for its pages: the spec's pauses, or readiness waits under `--wait-until=ready`. */
   waits: RowWaits;
+  /**
+   * Under `--report`, takes the thumbnail of the page the tab shows now, once: a job whose tab leaves the
+   * printed page within the row calls it before (Job A's return to the portal's root); otherwise it is taken
+   * when the row's work ends, printed or failed. Nothing without `--report`; never fails.
+   */
+  thumbnail: TakeThumbnail;
 }
 
 /** One job's part of the run. */
@@ -60,11 +67,38 @@ export interface CaptureJob<Row, Result> {
   complete(server: JobServerClient, outcome: RowLoopResult<Result>): Promise<void>;
 }
 
-/** Runs `job` under `config`; returns the exit code (0, 1, 3 or 130). */
+/**
+ * Runs `job` under `config`; returns the exit code (0, 1, 3 or 130). Under `--report` the report is written
+ * when the run ends, however it ends.
+ */
 export async function runCapture<Row, Result>(
+  config: CommonConfig,
+  context: JobContext,
+  job: CaptureJob<Row, Result>,
+): Promise<number> {
+  if (config.reportFile === undefined) return await captureRows(config, context, job, undefined);
+  const reporting = new RunReporting({
+    reportFile: config.reportFile,
+    outputDir: config.outputDir,
+    job: job.service.serviceName,
+    jobId: config.jobId,
+    logger: job.logger,
+    signal: context.signal,
+  });
+  let code = 1;
+  try {
+    code = await captureRows(config, context, job, reporting);
+    return code;
+  } finally {
+    await reporting.finish(context.signal.aborted ? EXIT_STOPPED : code);
+  }
+}
+
+async function captureRows<Row, Result>(
   config: CommonConfig,
   { signal, log, requestStop }: JobContext,
   job: CaptureJob<Row, Result>,
+  reporting: RunReporting | undefined,
 ): Promise<number> {
   const { logger } = job;
   await using browsers = jobBrowsers(config, { ...job.browser, logger, signal });
@@ -72,6 +106,7 @@ export async function runCapture<Row, Result>(
   if (notStarted !== undefined) return notStarted;
   const rows = await job.readRows();
   if (typeof rows === "number") return rows;
+  reporting?.rowsRead(rows.map(job.describe));
 
   const outcome = await runRows<Row, Result>({
     ...batchOptions(config, job.pdfName, job.mayPass),
@@ -80,16 +115,27 @@ export async function runCapture<Row, Result>(
     signal,
     logger,
     describe: job.describe,
-    record: job.record,
+    record: (row, outcome, index) => {
+      reporting?.rowEnded(index, outcome);
+      return job.record(row, outcome);
+    },
     concurrency: config.concurrency,
     requestStop,
     rowDone: log.rowDone,
-    process: (row, index, logger) =>
-      browsers.withTab(rowTabUse(logger, index), async (tab) => {
-        const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
-        const waits = await rowWaits(tab, config.timings, { signal, warn });
-        return await job.capture(tab, row, { index, logger, warn, waits });
-      }),
+    process: (row, index, logger) => {
+      const work = () =>
+        browsers.withTab(rowTabUse(logger, index), async (tab) => {
+          const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
+          const waits = await rowWaits(tab, config.timings, { signal, warn });
+          const thumbnail = reporting?.thumbnailOf(tab, index, warn) ?? NO_THUMBNAIL;
+          try {
+            return await job.capture(tab, row, { index, logger, warn, waits, thumbnail });
+          } finally {
+            await thumbnail();
+          }
+        });
+      return reporting === undefined ? work() : reporting.try(index, work);
+    },
     ...(job.afterRow ? { afterRow: job.afterRow } : {}),
   });
   if (outcome.stopped) return EXIT_STOPPED;

@@ -34,8 +34,8 @@ export interface RowLoopOptions<Row, Result> {
   describe(row: Row): string;
   /** Does the row's work, logging to `logger`; returns the PDF it wrote. `index` is 1-based. */
   process(row: Row, index: number, logger: JobLogger): Promise<SavedPdf>;
-  /** The job's result record for a row. */
-  record(row: Row, outcome: RowOutcome): Result;
+  /** The job's result record for a row; `index` is 1-based. */
+  record(row: Row, outcome: RowOutcome, index: number): Result;
   /** Runs after every row that was worked on, success or not, when rows are left (Job B's pause). */
   afterRow?(index: number): Promise<void>;
   /**
@@ -151,7 +151,7 @@ export async function runRows<Row, Result>(
       }
       if (ended.status === "success") outcome.successCount++;
       else outcome.failureCount++;
-      recorded[index - 1] = options.record(row, ended);
+      recorded[index - 1] = options.record(row, ended, index);
       onProgress?.(++done, rows.length, outcome.failureCount);
       if (present === undefined && next < rows.length) await pauseAfter(options, index);
     }

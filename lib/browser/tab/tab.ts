@@ -312,6 +312,26 @@ export class Tab {
   }
 
   /**
+   * A small JPEG of what the tab shows now: its viewport scaled down to `width` pixels wide at `quality`
+   * (0–100), base64. Two calls, the viewport's size then the screenshot, both within `timeoutMs`; a clip
+   * larger than the viewport would draw blank (docs/chromium_notes.md#a-thumbnail-is-a-scaled-clip-of-the-viewport).
+   */
+  async thumbnail(width: number, quality: number, timeoutMs: number): Promise<string> {
+    const until = performance.now() + timeoutMs;
+    const left = () => Math.max(1, until - performance.now());
+    const { cssVisualViewport: view } = await this.#send("Page.getLayoutMetrics", {}, left());
+    const clip = {
+      x: view.pageX,
+      y: view.pageY,
+      width: view.clientWidth,
+      height: view.clientHeight,
+      scale: Math.min(1, width / Math.max(1, view.clientWidth)),
+    };
+    const params = { format: "jpeg" as const, quality, clip, optimizeForSpeed: true };
+    return (await this.#send("Page.captureScreenshot", params, left(), "Taking a thumbnail")).data;
+  }
+
+  /**
    * What the tab refused since the last call (requests, the page's attempts to leave, popups, downloads),
    * and starts counting anew: the job logs it once per row.
    */
