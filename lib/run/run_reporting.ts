@@ -83,14 +83,18 @@ export class RunReporting {
   }
 
   /**
-   * The thumbnail of row `index` in `tab`: taken the first time it is asked for, within
-   * {@linkcode THUMBNAIL_MS}; one that fails is a warning through `warn`, never the row's failure. None once
-   * the run is stopping or the tab is gone.
+   * The thumbnail of row `index` in `tab`, asked for as a try begins: taken the first time it is asked for,
+   * within {@linkcode THUMBNAIL_MS}, when the try has loaded a page in the tab (a try that failed before, say
+   * on the portal's answer, would show the previous row's page); one that fails is a warning through `warn`,
+   * never the row's failure. None once the run is stopping or the tab is gone.
    */
   thumbnailOf(tab: Tab, index: number, warn: (message: string) => void): TakeThumbnail {
+    const shown = tab.documentsShown;
     let taken: Promise<void> | undefined;
     const take = async () => {
-      if (this.#options.signal.aborted || tab.goneReason !== undefined) return;
+      if (this.#options.signal.aborted || tab.goneReason !== undefined || tab.documentsShown === shown) {
+        return;
+      }
       try {
         this.#report.thumbnail(index, await tab.thumbnail(THUMBNAIL_WIDTH, THUMBNAIL_QUALITY, THUMBNAIL_MS));
       } catch (error) {

@@ -1,5 +1,5 @@
-// The run's report glue without a browser: a try's end as the report tells it, a thumbnail taken once, and
-// one that fails or cannot be taken never failing the row.
+// The run's report glue without a browser: a try's end as the report tells it, a thumbnail taken once and
+// only of a page the try loaded, and one that fails or cannot be taken never failing the row.
 import assert from "node:assert/strict";
 import type { Tab } from "../../lib/browser/tab/tab.ts";
 import { CdpTimeoutError, StopRequestedError } from "../../lib/errors.ts";
@@ -7,17 +7,21 @@ import type { JobLogger } from "../../lib/run/job_log.ts";
 import { RunReporting } from "../../lib/run/run_reporting.ts";
 import { TestFolder } from "../helpers/job_process.ts";
 
-/** A stand-in for a tab: `thumbnail` answers as `answer` says, counting its calls. */
-function fakeTab(answer: () => Promise<string>, goneReason?: string): { tab: Tab; calls: () => number } {
+/**
+ * A stand-in for a tab: `thumbnail` answers as `answer` says, counting its calls; `load()` shows a page in it
+ * (a thumbnail is taken only of a page the try loaded).
+ */
+function fakeTab(answer: () => Promise<string>, goneReason?: string) {
   let calls = 0;
-  const tab = {
+  const fake = {
     goneReason,
+    documentsShown: 0,
     thumbnail: () => {
       calls++;
       return answer();
     },
   };
-  return { tab: tab as unknown as Tab, calls: () => calls };
+  return { tab: fake as unknown as Tab, calls: () => calls, load: () => void fake.documentsShown++ };
 }
 
 Deno.test("RunReporting: tries, thumbnails and the written report", async () => {
@@ -40,27 +44,27 @@ Deno.test("RunReporting: tries, thumbnails and the written report", async () => 
   reporting.rowsRead(["container A", "container B", "container C"]);
   const warnings: string[] = [];
   const warn = (message: string) => warnings.push(message);
+  /** One try of row `index` in `tab`: loads a page (unless told not to), asks for the thumbnail, then `end`. */
+  const tryIn = (index: number, tab: ReturnType<typeof fakeTab>, end: () => string, load = true) =>
+    reporting.try(index, async () => {
+      const take = reporting.thumbnailOf(tab.tab, index, warn);
+      if (load) tab.load();
+      await take();
+      await take();
+      return end();
+    });
 
   // Row 1: one thumbnail however often it is asked for.
   const good = fakeTab(() => Promise.resolve("/9j/QUJD"));
-  const take = reporting.thumbnailOf(good.tab, 1, warn);
-  assert.equal(
-    await reporting.try(1, async () => {
-      await take();
-      return "saved";
-    }),
-    "saved",
-  );
-  await take();
+  assert.equal(await tryIn(1, good, () => "saved"), "saved");
   assert.equal(good.calls(), 1);
   reporting.rowEnded(1, { status: "success", pdf_file: "001.pdf", timestamp: "" });
 
-  // Row 2: the thumbnail times out: a warning, the row's own failure stands.
+  // Row 2: the thumbnail times out: a warning, and the row's own failure stands.
   const slow = fakeTab(() => Promise.reject(new CdpTimeoutError("Taking a thumbnail timed out after 3 s")));
   const failure = new Error("HTTP 500");
   await assert.rejects(
-    reporting.try(2, async () => {
-      await reporting.thumbnailOf(slow.tab, 2, warn)();
+    tryIn(2, slow, () => {
       throw failure;
     }),
     (error) => error === failure,
@@ -68,17 +72,22 @@ Deno.test("RunReporting: tries, thumbnails and the written report", async () => 
   assert.deepEqual(warnings, ["no thumbnail for the report: Taking a thumbnail timed out after 3 s"]);
   reporting.rowEnded(2, { status: "error", error: "HTTP 500", timestamp: "" });
 
-  // No call to a tab that is gone, nor once the run is stopping.
+  // No call when the try loaded no page (the tab still shows the row before's), to a tab that is gone, nor
+  // once the run is stopping.
+  const unloaded = fakeTab(() => Promise.resolve("x"));
+  await assert.rejects(tryIn(3, unloaded, () => {
+    throw failure;
+  }, false));
   const gone = fakeTab(() => Promise.resolve("x"), "the page's renderer crashed");
-  await reporting.thumbnailOf(gone.tab, 3, warn)();
-  assert.equal(gone.calls(), 0);
+  await assert.rejects(tryIn(3, gone, () => {
+    throw failure;
+  }));
   stop.abort(new StopRequestedError("stopped by SIGTERM"));
   const late = fakeTab(() => Promise.resolve("x"));
-  await assert.rejects(reporting.try(3, async () => {
-    await reporting.thumbnailOf(late.tab, 3, warn)();
+  await assert.rejects(tryIn(3, late, () => {
     throw stop.signal.reason;
   }));
-  assert.equal(late.calls(), 0);
+  assert.deepEqual([unloaded.calls(), gone.calls(), late.calls()], [0, 0, 0]);
 
   await reporting.finish(130);
   const html = await Deno.readTextFile(reportFile);
@@ -87,7 +96,11 @@ Deno.test("RunReporting: tries, thumbnails and the written report", async () => 
     /<li class="success" id="row-1"><div class="thumb"><img src="data:image\/jpeg;base64,\/9j\/QUJD"/,
   );
   assert.match(html, /<li class="error" id="row-2"><div class="thumb">no thumbnail/);
-  assert.match(html, /<li class="stopped" id="row-3">.*Row 3: interrupted by the stop/s);
+  // Its last try was stopped: two failed tries, then the stop.
+  assert.match(
+    html,
+    /<li class="stopped" id="row-3">.*Row 3: interrupted by the stop.*3 tries \(2 failed\)/s,
+  );
   assert.match(html, /href="out\/001\.pdf"/);
   assert.deepEqual(lines, [`INFO Report written: ${reportFile}`]);
 });

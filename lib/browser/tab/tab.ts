@@ -88,6 +88,8 @@ export class Tab {
   /** The answer that brought each of the tab's documents, once {@linkcode Tab.trackAnswers} switched it on. */
   readonly #answers: DocumentAnswers;
   #answersTracked = false;
+  /** Documents the top frame committed (or was given by `setContent`) since the tab opened. */
+  #documentsShown = 0;
 
   private constructor(
     connection: CdpConnection,
@@ -153,6 +155,7 @@ export class Tab {
     session.onClose(this.#frames.follow(session.id));
     session.on("Page.frameNavigated", (params) => {
       if (params.frame.parentId !== undefined) return;
+      this.#documentsShown++;
       this.#guard.topFrameCommitted(params.frame);
       // A new document in the tab itself: its child frames are new too.
       this.#frames.clear();
@@ -278,6 +281,7 @@ export class Tab {
     const load = this.#connection.waitFor("Page.loadEventFired", timeoutMs, this.#session.id);
     await this.#send("Page.setDocumentContent", { frameId: frameTree.frame.id, html }, timeoutMs);
     this.#guard.contentSet(frameTree.frame);
+    this.#documentsShown++;
     try {
       await this.#session.untilGone(load.promise);
       return true;
@@ -342,6 +346,14 @@ export class Tab {
   /** Counts a refusal decided outside the tab's requests (a popup it opened, a download it started). */
   refused(url: string): void {
     this.#guard.refused(url);
+  }
+
+  /**
+   * How many documents the tab has shown since it opened (loaded in its top frame, or set by
+   * {@linkcode Tab.setContent}): a count that moved tells that a page was loaded since it was read.
+   */
+  get documentsShown(): number {
+    return this.#documentsShown;
   }
 
   /** The tab's target id (also its top frame's id). */
