@@ -1,0 +1,234 @@
+/**
+ * `--report` end to end (issue 28, item 3): the real job against the sandbox with real Chromium, then a
+ * Chromium opening the report from disk. One Job B run holds every case: a saved row, a row failed on a bot
+ * wall (`--verify`), a row whose first try failed (`--retries`), a slow row during which the stop file
+ * appears, and a row the stop leaves. The report is rewritten while the run goes on, complete after the stop,
+ * self-contained (the browser showing it may request nothing but `data:`), and what Chromium draws of it has
+ * the thumbnails and the timeline's colours in their places. A short Job A run shows its thumbnails are of the
+ * printed page, taken before the tab returns to the portal's root.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { dirname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { startSandbox } from "../../fixtures/sandbox.ts";
+import { Browser } from "../../lib/browser/browser.ts";
+import { UrlPolicy } from "../../lib/browser/guard/url_policy.ts";
+import type { Tab } from "../../lib/browser/tab/tab.ts";
+import { COLOURS } from "../../lib/report/timeline_svg.ts";
+import { browserOptions } from "../helpers/browser_fixture.ts";
+import { runJobProcess, TestFolder, waitUntil } from "../helpers/job_process.ts";
+import { portFlags, shipmentFlags } from "../helpers/site_flags.ts";
+
+const CONTAINERS = ["MSCU1234567", "MSCU-BOTWALL-2", "MSCU-FLAKY1-3", "MSCU-SLOW-4", "MSCU7654325"];
+
+/** The base64 JPEG of each card's thumbnail, by row; undefined for a card without one. */
+function thumbnails(html: string): (string | undefined)[] {
+  return html.split('<li class="').slice(1).map((card) =>
+    /<img src="data:image\/jpeg;base64,([^"]+)"/.exec(card)?.[1]
+  );
+}
+
+/** A rectangle of the viewport, in CSS pixels. */
+interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Runs in the page: scrolls element `selector` to the top of the viewport; its rectangle there. */
+function scrollTo(selector: string): Rect {
+  const element = document.querySelector(selector)!;
+  element.scrollIntoView({ block: "start" });
+  const { x, y, width, height } = element.getBoundingClientRect();
+  return { x, y, width, height: Math.min(height, innerHeight - y) };
+}
+
+/** What a screenshot shows inside a rectangle. */
+interface Pixels {
+  /** How many pixels are near each named colour. */
+  near: Record<string, number>;
+  /** How many distinct grey levels (of 64): 1 for a plain box, many for a picture. */
+  levels: number;
+  /** How many pixels the rectangle holds. */
+  pixels: number;
+}
+
+/**
+ * Runs in the page: decodes the screenshot `jpeg` (base64, the viewport at scale 1) and counts, inside
+ * `rect`, the pixels near each of `colours` (`#rrggbb`) and the grey levels.
+ */
+async function pixelsIn(jpeg: string, rect: Rect, colours: Record<string, string>): Promise<Pixels> {
+  const image = new Image();
+  image.src = `data:image/jpeg;base64,${jpeg}`;
+  await image.decode();
+  const canvas = document.createElement("canvas");
+  [canvas.width, canvas.height] = [image.width, image.height];
+  const context = canvas.getContext("2d")!;
+  context.drawImage(image, 0, 0);
+  const [x, y, w, h] = [rect.x, rect.y, rect.width, rect.height].map(Math.round) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  const { data } = context.getImageData(x, y, w, h);
+  const targets = Object.entries(colours).map(([name, hex]) =>
+    [name, [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16))] as const
+  );
+  const near: Record<string, number> = Object.fromEntries(targets.map(([name]) => [name, 0]));
+  const levels = new Set<number>();
+  for (let i = 0; i < data.length; i += 4) {
+    const [r, g, b] = [data[i]!, data[i + 1]!, data[i + 2]!];
+    levels.add(Math.floor((r + g + b) / 12));
+    for (const [name, [tr, tg, tb]] of targets) {
+      if (Math.abs(r - tr!) + Math.abs(g - tg!) + Math.abs(b - tb!) < 30) near[name]!++;
+    }
+  }
+  return { near, levels: levels.size, pixels: data.length / 4 };
+}
+
+/** What Chromium draws of element `selector` of the page in `tab`: scrolled into view, shot, counted. */
+async function drawn(tab: Tab, selector: string, colours: Record<string, string>): Promise<Pixels> {
+  const rect = await tab.evaluate(scrollTo, [selector], 5_000, `Scrolling to ${selector}`);
+  // The whole viewport at scale 1, at a quality where a colour stays itself.
+  const shot = await tab.thumbnail(10_000, 95, 10_000);
+  return await tab.evaluate(pixelsIn, [shot, rect, colours], 10_000, "Counting pixels");
+}
+
+Deno.test("--report: a run with a failed row, a retry and a stop; the report complete, and what Chromium draws of it", async (t) => {
+  await using sandbox = await startSandbox({ slowMs: 1_500 });
+  await using dir = await TestFolder.create();
+  const csv = await dir.csv(
+    "c.csv",
+    ["container_number,invoice_no", ...CONTAINERS.map((c, i) => `${c},I<${i + 1}>`)].join("\n"),
+  );
+  const report = `${dir.path}/report.html`;
+  let whileRunning = "";
+  const run = await runJobProcess("port", [
+    csv,
+    dir.out,
+    "R1",
+    ...portFlags(sandbox),
+    "--verify",
+    "--retries=1",
+    `--report=${report}`,
+  ], {
+    env: dir.env,
+    whileRunning: async (_child, stdout) => {
+      await waitUntil(() => /Row 4\/5 .*: processing/.test(stdout()), 30_000, "row 4");
+      await Deno.writeTextFile(`${dir.out}/stop_R1.txt`, "");
+      whileRunning = await Deno.readTextFile(report);
+    },
+  });
+  assert.equal(run.code, 130, run.stdout + run.stderr);
+  const html = await Deno.readTextFile(report);
+
+  await t.step("rewritten while the run goes on: the first row's end, saying it runs", () => {
+    assert.match(whileRunning, /Running: this page is rewritten/);
+    assert.match(whileRunning, /Row 1: saved/);
+    assert.ok(whileRunning.includes('<meta http-equiv="refresh"'));
+  });
+
+  await t.step(
+    "complete after the stop: totals, every row with its outcome, tries, links, thumbnails",
+    async () => {
+      assert.match(html, /Stopped \(exit 130\): the run was asked to stop; 1 row\(s\) were not captured\./);
+      const totals = [["Rows", 5], ["Succeeded", 3], ["Failed", 1], ["Not captured", 1], [
+        "Exit code",
+        "130 (stopped)",
+      ]];
+      for (const [name, value] of totals) {
+        assert.ok(
+          html.includes(`<dt>${name}</dt><dd>${value}</dd>`),
+          `${name}`,
+        );
+      }
+      const cards = html.split('<li class="').slice(1);
+      assert.equal(cards.length, 5);
+      assert.match(cards[0]!, /^success".*Row 1: saved.*container MSCU1234567, invoice I&lt;1&gt;.*1 try,/s);
+      assert.match(cards[1]!, /^error".*Row 2: failed.*blocked by a bot check.*2 tries \(2 failed\)/s);
+      assert.match(cards[2]!, /^success".*Row 3: saved.*2 tries \(1 failed\)/s);
+      assert.match(cards[3]!, /^success".*Row 4: saved/s);
+      assert.match(cards[4]!, /^stopped".*Row 5: not reached/s);
+      // The PDFs' links lead from the report's folder to the PDFs.
+      const hrefs = [...html.matchAll(/<a href="([^"]+)">/g)].map((m) => decodeURIComponent(m[1]!));
+      assert.deepEqual(hrefs.map((href) => resolve(dirname(report), href)), [
+        `${dir.out}/001 I<1> MSCU1234567.pdf`,
+        `${dir.out}/003 I<3> MSCU-FLAKY1-3.pdf`,
+        `${dir.out}/004 I<4> MSCU-SLOW-4.pdf`,
+      ]);
+      assert.deepEqual(await dir.pdfs(), hrefs.map((href) => href.slice("out/".length)));
+      // A thumbnail for every row the browser reached, the failed one too; JPEGs, each its own page.
+      const jpegs = thumbnails(html);
+      assert.deepEqual(jpegs.map((jpeg) => jpeg !== undefined), [true, true, true, true, false]);
+      for (const jpeg of jpegs.slice(0, 4)) {
+        assert.deepEqual(
+          [...atob(jpeg!).slice(0, 2)].map((c) => c.charCodeAt(0)),
+          [0xff, 0xd8],
+        );
+      }
+      assert.equal(new Set(jpegs.slice(0, 4)).size, 4);
+      assert.deepEqual((await Array.fromAsync(Deno.readDir(dir.path))).map((e) => e.name).sort(), [
+        "c.csv",
+        "out",
+        "report.html",
+        "tmp",
+      ]);
+    },
+  );
+
+  await t.step(
+    "Chromium opens it from disk, asks for nothing, and draws the timeline and the thumbnails",
+    async () => {
+      // Every request is paused and refused unless it is data: (the report's own load is the tab's own).
+      await using browser = await Browser.start({ ...browserOptions(), policy: new UrlPolicy([/^data:/]) });
+      const tab = browser.tab;
+      assert.equal(await tab.navigate(pathToFileURL(report).href, 10_000), true);
+      assert.deepEqual(tab.takeRefusals(), { count: 0 });
+
+      const timeline = await drawn(tab, "svg.timeline", COLOURS);
+      assert.ok(timeline.near.success! > 100, JSON.stringify(timeline));
+      assert.ok(timeline.near.error! > 100, JSON.stringify(timeline));
+      assert.ok(timeline.near.retried! > 20, JSON.stringify(timeline));
+
+      // The portal's report draws its table header in its blue; the wall (row 2) has none; row 5 has no
+      // picture, only its plain grey box.
+      const blue = { portal: "#0b4f8a", box: "#eeeeee" };
+      const [saved, wall, notReached] = [
+        await drawn(tab, "#row-1 .thumb", blue),
+        await drawn(tab, "#row-2 .thumb", blue),
+        await drawn(tab, "#row-5 .thumb", blue),
+      ];
+      assert.ok(saved.near.portal! > 200 && saved.levels > 10, JSON.stringify(saved));
+      assert.ok(wall.near.portal! === 0 && wall.levels > 3, JSON.stringify(wall));
+      assert.ok(notReached.near.box! > 0.9 * notReached.pixels, JSON.stringify(notReached));
+      assert.ok(saved.near.box! < 0.2 * saved.pixels, JSON.stringify(saved));
+      assert.ok(wall.near.box! < 0.2 * wall.pixels, JSON.stringify(wall));
+    },
+  );
+});
+
+Deno.test("--report, Job A: each thumbnail is the row's printed page, not the portal's root it returns to", async () => {
+  await using sandbox = await startSandbox();
+  await using dir = await TestFolder.create();
+  const csv = await dir.csv("s.csv", "fcr_number,invoice_no\nCPH-1001,I1\nCPH-1002,I2\n");
+  const report = `${dir.path}/a.html`;
+  const run = await runJobProcess("shipment", [
+    csv,
+    dir.out,
+    "R2",
+    ...shipmentFlags(sandbox),
+    `--report=${report}`,
+  ], {
+    env: dir.env,
+  });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const jpegs = thumbnails(await Deno.readTextFile(report));
+  // Taken after the return to the root, both would show the same root page.
+  assert.equal(jpegs.length, 2);
+  assert.ok(jpegs.every((jpeg) => jpeg !== undefined));
+  assert.notEqual(jpegs[0], jpegs[1]);
+});
