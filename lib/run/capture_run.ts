@@ -128,16 +128,23 @@ async function captureRows<Row, Result>(
           const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
           const waits = await rowWaits(tab, config.timings, { signal, warn });
           const thumbnail = reporting?.thumbnailOf(tab, index, warn) ?? NO_THUMBNAIL;
+          let saved: SavedPdf;
           try {
-            return await job.capture(tab, row, { index, logger, warn, waits, thumbnail });
-          } finally {
+            saved = await job.capture(tab, row, { index, logger, warn, waits, thumbnail });
+          } catch (error) {
             await thumbnail();
+            throw error;
           }
+          // The row is done: its thumbnail is taken while the next one begins, whose first use of the tab
+          // waits for it (Tab.thumbnail).
+          void thumbnail();
+          return saved;
         });
       return reporting === undefined ? work() : reporting.try(index, work);
     },
     ...(job.afterRow ? { afterRow: job.afterRow } : {}),
   });
+  await reporting?.thumbnailsTaken();
   if (outcome.stopped) return EXIT_STOPPED;
 
   const server = jobServerClientFor(config, job.service, { logger: log.logger("job-server"), signal });

@@ -46,6 +46,8 @@ export class RunReporting {
   readonly #report: RunReport;
   readonly #file: ReportFile;
   readonly #options: RunReportingOptions;
+  /** Thumbnails being taken. */
+  readonly #pending = new Set<Promise<void>>();
 
   constructor(options: RunReportingOptions) {
     this.#options = options;
@@ -91,6 +93,7 @@ export class RunReporting {
   thumbnailOf(tab: Tab, index: number, warn: (message: string) => void): TakeThumbnail {
     const shown = tab.documentsShown;
     let taken: Promise<void> | undefined;
+    const pending = this.#pending;
     const take = async () => {
       if (this.#options.signal.aborted || tab.goneReason !== undefined || tab.documentsShown === shown) {
         return;
@@ -101,7 +104,19 @@ export class RunReporting {
         if (!this.#options.signal.aborted) warn(`no thumbnail for the report: ${errorText(error)}`);
       }
     };
-    return () => taken ??= take();
+    return () => {
+      if (taken === undefined) {
+        const shot = taken = take();
+        pending.add(shot);
+        void shot.finally(() => pending.delete(shot));
+      }
+      return taken;
+    };
+  }
+
+  /** Waits for the thumbnails still being taken (before the browser closes). */
+  async thumbnailsTaken(): Promise<void> {
+    await Promise.all(this.#pending);
   }
 
   /** The run ended with `exitCode` (130: stopped): the report is written, saying so. */

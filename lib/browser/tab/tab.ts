@@ -90,6 +90,8 @@ export class Tab {
   #answersTracked = false;
   /** Documents the top frame committed (or was given by `setContent`) since the tab opened. */
   #documentsShown = 0;
+  /** The thumbnail being taken, if any: the tab neither prints nor shows another page before it is done. */
+  #capturing: Promise<unknown> = Promise.resolve();
 
   private constructor(
     connection: CdpConnection,
@@ -195,6 +197,7 @@ export class Tab {
    * URL policy) or the server never answered.
    */
   async navigate(url: string, timeoutMs: number): Promise<boolean> {
+    await this.#capturing;
     const started = performance.now();
     const end = await this.#navigateOnce(url, timeoutMs);
     if (end !== "replaced") return end === "loaded";
@@ -275,6 +278,7 @@ export class Tab {
    * document has no `file:` origin (docs/chromium_notes.md#what-a-file-page-can-reach).
    */
   async setContent(html: string, timeoutMs: number): Promise<boolean> {
+    await this.#capturing;
     this.#session.doing("loading the report");
     const { frameTree } = await this.#send("Page.getFrameTree", {}, SMALL_CALL_MS);
     // Listen first (docs/chromium_notes.md#listen-before-navigating).
@@ -303,6 +307,7 @@ export class Tab {
     timeoutMs: number,
     write: (chunk: Uint8Array) => Promise<void>,
   ): Promise<void> {
+    await this.#capturing;
     this.#guard.assertShowsJobPage();
     this.#session.doing("printing");
     // A stream, never one base64 message (docs/chromium_notes.md#printtopdf-stream-not-base64).
@@ -319,8 +324,16 @@ export class Tab {
    * A small JPEG of what the tab shows now: its viewport scaled down to `width` pixels wide at `quality`
    * (0–100), base64. Two calls, the viewport's size then the screenshot, both within `timeoutMs`; a clip
    * larger than the viewport would draw blank (docs/chromium_notes.md#a-thumbnail-is-a-scaled-clip-of-the-viewport).
+   * Until it is done the tab's next navigation, content or print waits, so the caller need not: the shot
+   * shows this page, and never runs alongside a print.
    */
-  async thumbnail(width: number, quality: number, timeoutMs: number): Promise<string> {
+  thumbnail(width: number, quality: number, timeoutMs: number): Promise<string> {
+    const shot = this.#thumbnail(width, quality, timeoutMs);
+    this.#capturing = shot.catch(() => {});
+    return shot;
+  }
+
+  async #thumbnail(width: number, quality: number, timeoutMs: number): Promise<string> {
     const until = performance.now() + timeoutMs;
     const left = () => Math.max(1, until - performance.now());
     const { cssVisualViewport: view } = await this.#send("Page.getLayoutMetrics", {}, left());
