@@ -48,6 +48,8 @@ export class RunReporting {
   readonly #options: RunReportingOptions;
   /** Thumbnails being taken. */
   readonly #pending = new Set<Promise<void>>();
+  /** How long each thumbnail took, in ms: the most it can add to a row. */
+  readonly #shotMs: number[] = [];
 
   constructor(options: RunReportingOptions) {
     this.#options = options;
@@ -98,8 +100,10 @@ export class RunReporting {
       if (this.#options.signal.aborted || tab.goneReason !== undefined || tab.documentsShown === shown) {
         return;
       }
+      const started = performance.now();
       try {
         this.#report.thumbnail(index, await tab.thumbnail(THUMBNAIL_WIDTH, THUMBNAIL_QUALITY, THUMBNAIL_MS));
+        this.#shotMs.push(performance.now() - started);
       } catch (error) {
         if (!this.#options.signal.aborted) warn(`no thumbnail for the report: ${errorText(error)}`);
       }
@@ -122,6 +126,13 @@ export class RunReporting {
   /** The run ended with `exitCode` (130: stopped): the report is written, saying so. */
   async finish(exitCode: number): Promise<void> {
     this.#report.finish(exitCode);
-    if (await this.#file.write()) this.#options.logger.info(`Report written: ${this.#options.reportFile}`);
+    if (!await this.#file.write()) return;
+    const ms = this.#shotMs.sort((a, b) => a - b);
+    const shots = ms.length === 0
+      ? "no thumbnail"
+      : `${ms.length} thumbnail(s), ${ms[Math.floor(ms.length / 2)]!.toFixed(0)} ms each at the median, ${
+        ms.at(-1)!.toFixed(0)
+      } ms at most`;
+    this.#options.logger.info(`Report written: ${this.#options.reportFile} (${shots})`);
   }
 }
