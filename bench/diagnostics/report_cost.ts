@@ -6,7 +6,7 @@
  *   without and with `--report`, in rounds whose order alternates; ms a row is the median gap between consecutive PDFs (the
  *   bench's measure), the cost the difference within a round, then its median over the rounds. On a busy
  *   host that difference is noisy; each run's own account of its thumbnails (the job's "Report written"
- *   line: the median and the longest) bounds what they can add to a row.
+ *   line: the median and the longest) is the work they add to a row's path.
  * - **1,000 rows**: a report of 1,000 rows rendered by the project's own `reportHtml` from the thumbnails the
  *   runs above took (real pages of the sandbox, cycled), with 5 % failed rows and 3 % retried, written to disk;
  *   its size, and the time Chromium (the project's `Browser`) takes to open it from disk: to its `load` event,
@@ -119,7 +119,7 @@ try {
       }). A thumbnail took ${
         shots.map(([med, max]) => `${med} (at most ${max})`).join(", ")
       } ms at the median ` +
-      `of each run with --report (the job's "Report written" line): the most it can add to a row.`,
+      `of each run with --report (the job's "Report written" line): the work it adds to a row's path.`,
     ].join("\n"));
   }
 } finally {
