@@ -48,7 +48,7 @@ export class RunReporting {
   readonly #options: RunReportingOptions;
   /** Thumbnails being taken. */
   readonly #pending = new Set<Promise<void>>();
-  /** How long each thumbnail took, in ms: the most it can add to a row. */
+  /** How long each thumbnail took, in ms: the work it adds to its row's path. */
   readonly #shotMs: number[] = [];
 
   constructor(options: RunReportingOptions) {
