@@ -13,6 +13,7 @@ import {
   REPLACED_PAGE_MARKER,
 } from "../fixtures/sandbox.ts";
 import { pdfFileName } from "../lib/file_names.ts";
+import { escapeHtml } from "../lib/report/html_text.ts";
 import type { RowStatus } from "../lib/run/row_result.ts";
 import type { DrawnRow, SoakPlan } from "./draw.ts";
 import type { JobRunRecord, RssSample } from "./job_run.ts";
@@ -47,6 +48,7 @@ export function checkRun(evidence: RunEvidence): string[] {
     ...checkLogOrder(evidence.record.stdout),
     ...checkPdfs(evidence, ends),
     ...checkProvenances(evidence, ends),
+    ...checkReport(evidence, ends, stopped),
     ...checkLeftovers(evidence.state),
     ...(stopped ? checkNothingSent(evidence.record) : checkServer(evidence, ends)),
     ...checkMemory(evidence.record),
@@ -216,6 +218,48 @@ function checkProvenances({ plan, state }: RunEvidence, ends: LoggedEnd[]): stri
     if (saved.has(row.index) && hash !== capture.printed.sha256) {
       problems.push(`PDF ${name}: the saved line's SHA-256 ${hash ?? "(none)"} is not the record's`);
     }
+  }
+  return problems;
+}
+
+/** A row's card in the report: its class (how it ended), its index, the word in its heading, the rest. */
+const REPORT_CARD = /<li class="(\w+)" id="row-(\d+)">.*?<h3>Row \d+: ([^<]*)<\/h3>(.*?)<\/li>/gs;
+
+/**
+ * Under `--report`, the report lists every row once, each as its log ends it (saved, already present, failed
+ * with the same error; a row a stop left unended as interrupted or not reached), and the run's exit code;
+ * without it, no report is written.
+ */
+function checkReport({ plan, state, record }: RunEvidence, ends: LoggedEnd[], stopped: boolean): string[] {
+  if (!plan.options.report) return state.report === undefined ? [] : ["a report written without --report"];
+  if (state.report === undefined) return ["no report written under --report"];
+  const problems: string[] = [];
+  const cards = new Map<number, { kind: string; word: string; rest: string }[]>();
+  for (const [, kind, index, word, rest] of state.report.matchAll(REPORT_CARD)) {
+    cards.set(Number(index), [...cards.get(Number(index)) ?? [], { kind: kind!, word: word!, rest: rest! }]);
+  }
+  const endOf = new Map(ends.map((end) => [end.index, end] as const));
+  for (const row of plan.rows) {
+    const mine = cards.get(row.index) ?? [];
+    if (mine.length !== 1) {
+      problems.push(`report: row ${row.index} listed ${mine.length} times`);
+      continue;
+    }
+    const [{ kind, word, rest }] = mine as [{ kind: string; word: string; rest: string }];
+    const end = endOf.get(row.index);
+    const expected = end === undefined
+      ? (stopped ? ["interrupted by the stop", "not reached"] : ["(an end)"])
+      : [end.status === "error" ? "failed" : end.present ? "already present" : "saved"];
+    if (!expected.includes(word) || (end !== undefined && kind !== end.status)) {
+      problems.push(`report: row ${row.index} is "${word}" (${kind}), its log says ${expected.join(" or ")}`);
+    }
+    if (end?.error !== undefined && !rest.includes(`<p class="failure">${escapeHtml(end.error)}</p>`)) {
+      problems.push(`report: row ${row.index} lacks its error "${end.error}"`);
+    }
+  }
+  const exit = /<dt>Exit code<\/dt><dd>(\d+)/.exec(state.report)?.[1];
+  if (exit !== String(record.code)) {
+    problems.push(`report: exit code ${exit ?? "(none)"}, the run's ${record.code}`);
   }
   return problems;
 }

@@ -42,6 +42,8 @@ export interface DrawnOptions {
   failOnText: boolean;
   /** `--provenance`: each PDF carries its capture record after its printed bytes. */
   provenance: boolean;
+  /** `--report`: the run writes its HTML report beside its output folder (`REPORT_FILE`). */
+  report: boolean;
 }
 
 /** One soak run, as drawn. */
@@ -71,6 +73,9 @@ const FAIL_ON_TEXT_CHANCE = 0.3;
 
 /** How often a run has `--provenance`. */
 const PROVENANCE_CHANCE = 0.5;
+
+/** How often a run has `--report`. */
+const REPORT_CHANCE = 0.5;
 
 /** How often a `--pool` run loses the member serving it. */
 const MEMBER_LOSS_CHANCE = 0.5;
@@ -104,14 +109,16 @@ export function drawRun(seed: number, job: SoakJob, limits: DrawLimits): SoakPla
     verify: false,
     failOnText: false,
     provenance: false,
+    report: false,
   };
   if (limits.rows > 1 && random.chance(0.25)) options.stopAfterRow = random.int(1, limits.rows - 1);
   // Drawn after the other options, so that they keep their values for every seed (and so --verify,
-  // --fail-on-text and --provenance, added later).
+  // --fail-on-text, --provenance and --report, added later).
   options.waitUntil = random.chance(0.3) ? "ready" : "pauses";
   options.verify = random.chance(VERIFY_CHANCE);
   options.failOnText = random.chance(FAIL_ON_TEXT_CHANCE);
   options.provenance = random.chance(PROVENANCE_CHANCE);
+  options.report = random.chance(REPORT_CHANCE);
   // Drawn last: a seed draws the same rows and options with and without --pool, the pool's changes aside.
   if (limits.pool) {
     if (options.concurrency > 1) replaceSessionEnders(behaviours);
@@ -179,6 +186,7 @@ export function drawSummary(plan: SoakPlan): string {
     ...(options.verify ? ["verify"] : []),
     ...(options.failOnText ? [`fail-on-text "${FAIL_ON_TEXT}"`] : []),
     ...(options.provenance ? ["provenance"] : []),
+    ...(options.report ? ["report"] : []),
     ...(options.stopAfterRow === undefined ? [] : [`stop after ${options.stopAfterRow} + resume`]),
     ...(options.jobServer === "ok" ? [] : [`job server ${options.jobServer}`]),
     ...(plan.pool ? ["pool of two"] : []),

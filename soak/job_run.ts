@@ -34,6 +34,8 @@ import type { SoakPool } from "./pool.ts";
 export interface RunFolder {
   out: string;
   tmp: string;
+  /** Where the run's `--report` goes: beside the output folder, not in it. */
+  report: string;
 }
 
 /** One memory sample. */
@@ -119,6 +121,7 @@ export function jobArgs(input: JobRunInput, csv: string): string[] {
     ...(options.verify ? ["--verify"] : []),
     ...(options.failOnText ? [`--fail-on-text=${FAIL_ON_TEXT}`] : []),
     ...(options.provenance ? ["--provenance"] : []),
+    ...(options.report ? [`--report=${folder.report}`] : []),
     ...(input.resume ? ["--resume"] : []),
     ...(input.pool ? [`--browser-url=${input.pool.wsUrl}`] : []),
   ];

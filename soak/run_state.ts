@@ -1,5 +1,5 @@
 /**
- * What a finished job process left behind: its PDFs (with their text and provenance), any other file in its output folder,
+ * What a finished job process left behind: its PDFs (with their text and provenance), its report, any other file in its output folder,
  * anything in its TMPDIR, any process of its browser tree still alive, and under `--pool` any session or
  * browser of the run still in the pool.
  *
@@ -25,6 +25,8 @@ export interface RunState {
   tmpLeft: string[];
   /** Processes whose command line names the run's TMPDIR, still alive 3 s after the job's exit. */
   processesLeft: number[];
+  /** The text of the run's `--report`, when it wrote one. */
+  report?: string;
   /** `--pool`: what the run left in the pool (see `SoakPool.afterRun`), as discrepancies. */
   poolLeft: string[];
 }
@@ -43,6 +45,7 @@ export async function collectRunState(folder: RunFolder, jobId: string, pool?: S
       provenance.set(entry.name, await checkProvenance(await Deno.readFile(join(folder.out, entry.name))));
     } else if (entry.name !== stopFileName(jobId)) otherOutputs.push(entry.name);
   }
+  const report = await Deno.readTextFile(folder.report).catch(() => undefined);
   const tmpLeft = (await Array.fromAsync(Deno.readDir(folder.tmp))).map((entry) => entry.name).sort();
   return {
     pdfs,
@@ -51,5 +54,6 @@ export async function collectRunState(folder: RunFolder, jobId: string, pool?: S
     tmpLeft,
     processesLeft: await browserProcessesLeft(folder.tmp),
     poolLeft: await pool?.afterRun() ?? [],
+    ...(report === undefined ? {} : { report }),
   };
 }

@@ -104,7 +104,11 @@ interface SoakOne {
 
 async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne): Promise<SoakRunResult> {
   const dir = await Deno.makeTempDir({ prefix: "soak-" });
-  const folder: RunFolder = { out: join(dir, "out"), tmp: join(dir, "tmp") };
+  const folder: RunFolder = {
+    out: join(dir, "out"),
+    tmp: join(dir, "tmp"),
+    report: join(dir, "report.html"),
+  };
   await Deno.mkdir(folder.out);
   await Deno.mkdir(folder.tmp);
   const jobId = `soak-${plan.job}${plan.seed}`;

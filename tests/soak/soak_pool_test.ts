@@ -187,6 +187,7 @@ function poolPlan(behaviours: typeof BEHAVIOURS, retries: number): SoakPlan {
       verify: false,
       failOnText: false,
       provenance: false,
+      report: false,
     },
     pool: true,
   };

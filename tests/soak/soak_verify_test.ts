@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import type { ProvenanceVerdict } from "../../lib/provenance/pdf_provenance.ts";
+import { reportHtml } from "../../lib/report/report_html.ts";
+import type { RowEnd } from "../../lib/report/run_report.ts";
 import { otherContainerFor } from "../../fixtures/sandbox.ts";
 import {
   type Behaviour,
@@ -55,6 +57,7 @@ function plan(job: SoakJob, behaviours: readonly Behaviour[], options: Options =
       verify: options.verify ?? false,
       failOnText: options.failOnText ?? false,
       provenance: false,
+      report: false,
     },
     pool: false,
   };
@@ -128,7 +131,7 @@ Deno.test("the job is given --verify and --fail-on-text as drawn", () => {
     jobArgs({
       sandbox,
       plan: plan("B", [kind("normal")], options),
-      folder: { out: "/tmp/out", tmp: "/tmp/tmp" },
+      folder: { out: "/tmp/out", tmp: "/tmp/tmp", report: "/tmp/report.html" },
       jobId: "j",
       resume: false,
       killedValues: new Set(),
@@ -353,6 +356,51 @@ Deno.test("the checks: under --provenance each PDF's record is its own row's, ha
   ]);
 });
 
+Deno.test("the checks: under --report the report lists every row once, as its log ends it", () => {
+  const base = plan("B", [kind("normal"), kind("err404"), kind("normal")]);
+  const run = { ...base, options: { ...base.options, report: true } };
+  const [a, b, c] = run.rows as [DrawnRow, DrawnRow, DrawnRow];
+  const error = `the port portal answered HTTP 404 <Not Found>`;
+  const log = [line(a, `saved ${pdfName(a)}`), line(b, `failed: ${error}`)];
+  /** The report the job would write: rows 1 and 2 ended as `ends` say, row 3 not reached, exit 130. */
+  const report = (ends: [RowEnd, RowEnd], exitCode = 130) =>
+    reportHtml({
+      job: "Port Container Location",
+      jobId: "S1",
+      startedAt: "2026-11-27T00:00:00.000",
+      elapsed: 2_000,
+      exitCode,
+      rows: [a, b, c].map((row, i) => ({
+        index: row.index,
+        label: `container ${row.value}, invoice ${row.invoice}`,
+        tries: i < 2 ? [{ start: 0, end: 500, result: ends[i]!.status }] : [],
+        ...(i < 2 ? { end: { ...ends[i]!, at: 500 } } : {}),
+      })),
+    }, { pdfHref: (file) => `out/${file}` });
+  const check = (html: string | undefined, report = true) =>
+    checkRun({
+      plan: { ...run, options: { ...run.options, report } },
+      prediction: predictRun(run, facts()),
+      record: record(log),
+      state: state([[a, a.value]], undefined, html),
+      secret: "S3CR3T",
+      ending: "stopped",
+    });
+  const saved: RowEnd = { status: "success", pdf_file: pdfName(a) };
+  const failed: RowEnd = { status: "error", error };
+  assert.deepEqual(check(report([saved, failed])), []);
+  assert.deepEqual(check(report([failed, { ...failed, error: "another" }], 0)), [
+    `report: row 1 is "failed" (error), its log says saved`,
+    `report: row 2 lacks its error "${error}"`,
+    "report: exit code 0, the run's 130",
+  ]);
+  assert.deepEqual(check(report([saved, failed]).replace(/<li class="\w+" id="row-3">/, "<li>")), [
+    "report: row 3 listed 0 times",
+  ]);
+  assert.deepEqual(check(undefined), ["no report written under --report"]);
+  assert.deepEqual(check(report([saved, failed]), false), ["a report written without --report"]);
+});
+
 /** A row's log line, as Job B writes it. */
 function line(row: DrawnRow, text: string): string {
   return `2026-01-01T00:00:00.000 INFO Row ${row.index}/4 (container ${row.value}, invoice ${row.invoice}): ${text}`;
@@ -373,10 +421,15 @@ function record(log: string[]): JobRunRecord {
   };
 }
 
-function state(pdfs: [DrawnRow, string][], provenance = new Map<string, ProvenanceVerdict>()): RunState {
+function state(
+  pdfs: [DrawnRow, string][],
+  provenance = new Map<string, ProvenanceVerdict>(),
+  report?: string,
+): RunState {
   return {
     pdfs: new Map(pdfs.map(([row, text]) => [pdfName(row), text])),
     provenance,
+    ...(report === undefined ? {} : { report }),
     otherOutputs: [],
     tmpLeft: [],
     processesLeft: [],
