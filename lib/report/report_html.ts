@@ -34,9 +34,10 @@ ${
     `ol.sheet li.${kind} { border-left-color: ${colour}; } .legend i.${kind} { background: ${colour}; }`
   ).join("\n")
 }
-.thumb { width: 320px; height: 200px; background: #eee; display: flex; align-items: center;
-  justify-content: center; color: #888; font-size: 12px; }
-.thumb img { width: 320px; height: 200px; object-fit: contain; object-position: top left; }
+.thumb { width: 320px; height: 200px; overflow: hidden; border: 1px solid #eee; background: #fff; }
+.thumb.none { background: #eee; display: flex; align-items: center; justify-content: center; color: #888;
+  font-size: 12px; }
+.thumb img { display: block; width: 320px; height: auto; }
 h3 { font-size: 14px; margin: 6px 0 2px; } p { margin: 2px 0; }
 p.failure { color: #b71c1c; } code { font-size: 11px; }
 `;
@@ -141,7 +142,7 @@ function rowCard(row: ReportRow, data: ReportData, links: ReportLinks): string {
   const last = row.tries.length - 1;
   const kind: TryKind = row.end !== undefined ? row.end.status : last >= 0 ? tryKind(row, last) : "stopped";
   const thumb = row.thumbnail === undefined
-    ? `<div class="thumb">no thumbnail</div>`
+    ? `<div class="thumb none">no thumbnail</div>`
     : `<div class="thumb"><img src="data:image/jpeg;base64,${
       escapeHtml(row.thumbnail)
     }" alt="the page of row ${row.index}"></div>`;

@@ -68,7 +68,7 @@ Deno.test("reportHtml: self-contained, every value escaped, each row's card", as
       cards[0]!,
       /^success" id="row-1">.*Row 1: saved.*SHA-256 <code>(ab){32}<\/code>.*1 try, 0\.5 s/s,
     );
-    assert.match(cards[1]!, /^error" id="row-2"><div class="thumb">no thumbnail<\/div>.*Row 2: failed/s);
+    assert.match(cards[1]!, /^error" id="row-2"><div class="thumb none">no thumbnail<\/div>.*Row 2: failed/s);
     assert.match(cards[2]!, /^success".*Row 3: already present.*003\.pdf.*not captured again \(--resume\)/s);
     assert.match(cards[3]!, /^stopped".*Row 4: interrupted by the stop.*1 try, 0\.2 s/s);
     assert.match(cards[4]!, /^stopped".*Row 5: not reached/s);

@@ -95,7 +95,7 @@ Deno.test("RunReporting: tries, thumbnails and the written report", async () => 
     html,
     /<li class="success" id="row-1"><div class="thumb"><img src="data:image\/jpeg;base64,\/9j\/QUJD"/,
   );
-  assert.match(html, /<li class="error" id="row-2"><div class="thumb">no thumbnail/);
+  assert.match(html, /<li class="error" id="row-2"><div class="thumb none">no thumbnail/);
   // Its last try was stopped: two failed tries, then the stop.
   assert.match(
     html,
