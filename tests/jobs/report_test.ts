@@ -2,7 +2,7 @@
  * `--report` end to end (issue 28, item 3): the real job against the sandbox with real Chromium, then a
  * Chromium opening the report from disk. One Job B run holds every case: a saved row, a row failed on a bot
  * wall (`--verify`), a row whose first try failed (`--retries`), a slow row during which the stop file
- * appears, and a row the stop leaves. The report is rewritten while the run goes on, complete after the stop,
+ * appears, and a row the stop leaves, under `--provenance`. The report is rewritten while the run goes on, complete after the stop,
  * self-contained (the browser showing it may request nothing but `data:`), and what Chromium draws of it has
  * the thumbnails and the timeline's colours in their places. A short Job A run shows its thumbnails are of the
  * printed page, taken before the tab returns to the portal's root.
@@ -114,6 +114,7 @@ Deno.test("--report: a run with a failed row, a retry and a stop; the report com
     ...portFlags(sandbox),
     "--verify",
     "--retries=1",
+    "--provenance",
     `--report=${report}`,
   ], {
     env: dir.env,
@@ -153,6 +154,13 @@ Deno.test("--report: a run with a failed row, a retry and a stop; the report com
       assert.match(cards[2]!, /^success".*Row 3: saved.*2 tries \(1 failed\)/s);
       assert.match(cards[3]!, /^success".*Row 4: saved/s);
       assert.match(cards[4]!, /^stopped".*Row 5: not reached/s);
+      // Each saved row's card carries the SHA-256 its saved line gives.
+      const hashes = [...run.stdout.matchAll(/Row (\d)\/5 .*: saved .* \(SHA-256 ([0-9a-f]{64})\)/g)];
+      assert.deepEqual(hashes.map((m) => m[1]), ["1", "3", "4"]);
+      for (const [, row, hash] of hashes) {
+        assert.ok(cards[Number(row) - 1]!.includes(`SHA-256 <code>${hash}</code>`));
+      }
+      assert.ok(!cards[1]!.includes("SHA-256"));
       // The PDFs' links lead from the report's folder to the PDFs.
       const hrefs = [...html.matchAll(/<a href="([^"]+)">/g)].map((m) => decodeURIComponent(m[1]!));
       assert.deepEqual(hrefs.map((href) => resolve(dirname(report), href)), [
