@@ -18,6 +18,7 @@ import { UrlPolicy } from "../../lib/browser/guard/url_policy.ts";
 import type { Tab } from "../../lib/browser/tab/tab.ts";
 import { COLOURS } from "../../lib/report/timeline_svg.ts";
 import { browserOptions } from "../helpers/browser_fixture.ts";
+import { type Pixels, pixelsIn, type Rect } from "../helpers/jpeg_pixels.ts";
 import { runJobProcess, TestFolder, waitUntil } from "../helpers/job_process.ts";
 import { portFlags, shipmentFlags } from "../helpers/site_flags.ts";
 
@@ -30,64 +31,12 @@ function thumbnails(html: string): (string | undefined)[] {
   );
 }
 
-/** A rectangle of the viewport, in CSS pixels. */
-interface Rect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
 /** Runs in the page: scrolls element `selector` to the top of the viewport; its rectangle there. */
 function scrollTo(selector: string): Rect {
   const element = document.querySelector(selector)!;
   element.scrollIntoView({ block: "start" });
   const { x, y, width, height } = element.getBoundingClientRect();
   return { x, y, width, height: Math.min(height, innerHeight - y) };
-}
-
-/** What a screenshot shows inside a rectangle. */
-interface Pixels {
-  /** How many pixels are near each named colour. */
-  near: Record<string, number>;
-  /** How many distinct grey levels (of 64): 1 for a plain box, many for a picture. */
-  levels: number;
-  /** How many pixels the rectangle holds. */
-  pixels: number;
-}
-
-/**
- * Runs in the page: decodes the screenshot `jpeg` (base64, the viewport at scale 1) and counts, inside
- * `rect`, the pixels near each of `colours` (`#rrggbb`) and the grey levels.
- */
-async function pixelsIn(jpeg: string, rect: Rect, colours: Record<string, string>): Promise<Pixels> {
-  const image = new Image();
-  image.src = `data:image/jpeg;base64,${jpeg}`;
-  await image.decode();
-  const canvas = document.createElement("canvas");
-  [canvas.width, canvas.height] = [image.width, image.height];
-  const context = canvas.getContext("2d")!;
-  context.drawImage(image, 0, 0);
-  const [x, y, w, h] = [rect.x, rect.y, rect.width, rect.height].map(Math.round) as [
-    number,
-    number,
-    number,
-    number,
-  ];
-  const { data } = context.getImageData(x, y, w, h);
-  const targets = Object.entries(colours).map(([name, hex]) =>
-    [name, [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16))] as const
-  );
-  const near: Record<string, number> = Object.fromEntries(targets.map(([name]) => [name, 0]));
-  const levels = new Set<number>();
-  for (let i = 0; i < data.length; i += 4) {
-    const [r, g, b] = [data[i]!, data[i + 1]!, data[i + 2]!];
-    levels.add(Math.floor((r + g + b) / 12));
-    for (const [name, [tr, tg, tb]] of targets) {
-      if (Math.abs(r - tr!) + Math.abs(g - tg!) + Math.abs(b - tb!) < 30) near[name]!++;
-    }
-  }
-  return { near, levels: levels.size, pixels: data.length / 4 };
 }
 
 /** What Chromium draws of element `selector` of the page in `tab`: scrolled into view, shot, counted. */
