@@ -1,7 +1,8 @@
 /**
  * The report's file: always whole. Each write goes to a hidden file beside it and is renamed over it, so a
  * browser showing the report (or a run killed mid-write) never sees half a page; writes wait for each other,
- * and while the run goes on they come at most about every {@linkcode REWRITE_MS}.
+ * and while the run goes on they come at most about every {@linkcode REWRITE_MS}, or rarer for a report so
+ * large that writing it takes more than a twentieth of that.
  *
  * @module
  */
@@ -10,6 +11,12 @@ import { partialFileName } from "../file_names.ts";
 
 /** How often, at most, a running report is rewritten as rows end. */
 export const REWRITE_MS = 30_000;
+
+/**
+ * A running report's rewrites take at most this share of the run: a write that took longer than
+ * `REWRITE_MS / REWRITE_SHARE` spaces the next ones further (a report of 100,000 rows renders in seconds).
+ */
+const REWRITE_SHARE = 20;
 
 /**
  * Writes `text` to `path` through a hidden partial file in the same folder, renamed into place: the file
@@ -34,6 +41,8 @@ export class ReportFile {
   readonly #everyMs: number;
   readonly #now: () => number;
   #last = -Infinity;
+  /** How long the last write took, rendering included. */
+  #lastTookMs = 0;
   #writing: Promise<boolean> = Promise.resolve(true);
 
   /**
@@ -52,15 +61,23 @@ export class ReportFile {
     this.#now = options.now ?? (() => performance.now());
   }
 
-  /** The report changed (a row ended): written now when the last write is `everyMs` old, or there was none. */
+  /**
+   * The report changed (a row ended): written now when the last write is `everyMs` old (or twenty times as old
+   * as it took), or there was none.
+   */
   changed(): void {
-    if (this.#now() - this.#last >= this.#everyMs) void this.write();
+    const spacing = Math.max(this.#everyMs, REWRITE_SHARE * this.#lastTookMs);
+    if (this.#now() - this.#last >= spacing) void this.write();
   }
 
   /** Writes the report now, after any write in flight; true once written, false when it failed (told). */
   write(): Promise<boolean> {
     this.#last = this.#now();
-    this.#writing = this.#writing.then(() => writeAtomically(this.#path, this.#render())).then(
+    this.#writing = this.#writing.then(async () => {
+      const started = this.#now();
+      await writeAtomically(this.#path, this.#render());
+      this.#lastTookMs = this.#now() - started;
+    }).then(
       () => true,
       (error) => {
         this.#onError(error);

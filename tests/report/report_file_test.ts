@@ -38,6 +38,28 @@ Deno.test("writeAtomically and ReportFile", async (t) => {
     assert.equal(renders, 4);
   });
 
+  await t.step(
+    "a report that takes long to write is rewritten rarer: twenty times as long as it took",
+    async () => {
+      let now = 0;
+      // Rendering takes 100 ms of the clock: the next write waits 2 s rather than 1 s.
+      const file = new ReportFile(path, () => String(now += 100), {
+        everyMs: 1_000,
+        now: () => now,
+        onError: (error) => assert.fail(String(error)),
+      });
+      assert.equal(await file.write(), true);
+      const written = () => Deno.readTextFile(path);
+      now = 1_500;
+      file.changed();
+      assert.equal(await written(), "100");
+      now = 2_000;
+      file.changed();
+      await file.write();
+      assert.equal(await written(), "2200", "the write of changed() at 2 s, then the last one");
+    },
+  );
+
   await t.step("a write that fails is told and answered false; the next one works", async () => {
     const failures: unknown[] = [];
     const file = new ReportFile(`${dir.path}/missing/report.html`, () => "x", {
