@@ -1,5 +1,5 @@
 /**
- * What an opt-in option (`--verify`, `--provenance`, `--report`) costs a row: each job over the same ordinary
+ * What an opt-in option (`--verify`, `--provenance`) costs a row: each job over the same ordinary
  * rows at `--concurrency 1`, without and with the option, in rounds whose order alternates so that a drift of the host's speed does not count for one
  * side; at pause scale 0 (the row's own work only, where a cost shows the most) and at the spec's pauses (a
  * row as production runs it). The ratio is taken within a round, then its median over the rounds.
@@ -12,11 +12,13 @@ import { table } from "./markdown.ts";
 import { measureRun, type RunOutcome } from "./measure_run.ts";
 import { median } from "./stats.ts";
 
-/** The options whose cost is measured, and the flags each adds to a run in `dir`. */
+/**
+ * The options whose cost is measured, and the flags each adds to a run in `dir`. `--report`'s cost has its own
+ * diagnostic, which also times the thumbnails and a 1,000-row report (`bench/diagnostics/report_cost.ts`).
+ */
 export const COSTED_OPTIONS: Readonly<Record<string, (dir: string) => string[]>> = {
   "--verify": () => ["--verify"],
   "--provenance": () => ["--provenance"],
-  "--report": (dir) => [`--report=${dir}/report.html`],
 };
 
 /** The most `--verify` or `--provenance` may add to a row. */
@@ -95,8 +97,6 @@ export function optionCostSection(result: OptionCostResult): string {
   const cost = median(costs);
   const verdict = Number.isNaN(cost)
     ? "no valid round"
-    : result.option === "--report"
-    ? percent(cost)
     : `${percent(cost)} (target ≤ ${percent(COST_TARGET)}: ${cost <= COST_TARGET ? "met" : "**missed**"})`;
   return [
     `### ${name}: what ${result.option} costs a row, ${result.rows} rows, --concurrency 1, pause scale ${result.pauseScale}`,
