@@ -1,10 +1,10 @@
 /**
  * `--wait-until=ready` end to end, real Chromium and the sandbox's pages that are ready late or never
  * (`fixtures/sandbox/ready_pages.ts`). With the spec's pauses on (`--pause-scale 1`), each late page is run
- * under both modes: complete under `ready`, and without its late part under `pauses`, so the test is known to
- * tell the two apart; a page whose one answer is late, under `ready` and under `pauses` with no pauses. A page
- * that never goes quiet costs the wait's bound, with a warning, and not the next row; a stream that never ends
- * costs about a second.
+ * under both modes side by side: complete under `ready`, and without its late part under `pauses`, so the
+ * test is known to tell the two apart; a page whose one answer is late, under `ready` and under `pauses` with
+ * no pauses. A page that never goes quiet costs the wait's bound, with a warning, and not the next row; a
+ * stream that never ends costs about a second.
  */
 import assert from "node:assert/strict";
 import {
@@ -15,7 +15,7 @@ import {
   STEPWISE_TEXT,
 } from "../../fixtures/sandbox.ts";
 import { LATE_ANSWER_TEXT, STREAM_TEXT } from "../../fixtures/sandbox/ready_pages.ts";
-import { pdfText, runJobProcess, TestFolder } from "../helpers/job_process.ts";
+import { eachAtOnce, pdfText, runJobProcess, TestFolder } from "../helpers/job_process.ts";
 import { portFlags, shipmentFlags } from "../helpers/site_flags.ts";
 
 const words = async (path: string) => (await pdfText(path)).replace(/\s+/g, " ");
@@ -32,85 +32,96 @@ async function lazyPngs(path: string): Promise<string[]> {
   );
 }
 
-for (const mode of ["ready", "pauses"] as const) {
-  Deno.test(`Job B, --wait-until=${mode}, spec's pauses: a report whose data arrives 2.5 s after load, a lazy image`, async () => {
-    await using sandbox = await startSandbox();
-    await using dir = await TestFolder.create();
-    const csv = await dir.csv(
-      "c.csv",
-      "container_number,invoice_no\nMSCU-STEPWISE-1,I1\nMSCU-LAZYIMG-2,I2\n",
-    );
+/** Each late page runs under both modes at once: the two jobs mostly wait, on the pauses or on the page. */
+const MODES = ["ready", "pauses"] as const;
+
+Deno.test("Job B, spec's pauses, --wait-until=ready and =pauses: a report whose data arrives 2.5 s after load, a lazy image", async () => {
+  await using sandbox = await startSandbox();
+  await using dir = await TestFolder.create();
+  const csv = await dir.csv(
+    "c.csv",
+    "container_number,invoice_no\nMSCU-STEPWISE-1,I1\nMSCU-LAZYIMG-2,I2\n",
+  );
+  await eachAtOnce(MODES, async (mode) => {
+    const out = `${dir.out}/${mode}`;
     const run = await runJobProcess("port", [
       csv,
-      dir.out,
+      out,
       `W${mode}`,
       ...portFlags(sandbox, { "pause-scale": "1", "wait-timeout": "10", "wait-until": mode }),
     ], { env: dir.env });
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.doesNotMatch(run.stdout, /WARNING/);
-    const stepwise = await words(`${dir.out}/001 I1 MSCU-STEPWISE-1.pdf`);
+    const stepwise = await words(`${out}/001 I1 MSCU-STEPWISE-1.pdf`);
     assert.ok(stepwise.includes("MSCU-STEPWISE-1"), stepwise);
     assert.equal(stepwise.includes(STEPWISE_TEXT), mode === "ready", stepwise);
     // The PNG 3,000 px down is asked for only once it is scrolled into view.
-    const pngs = await lazyPngs(`${dir.out}/002 I2 MSCU-LAZYIMG-2.pdf`);
+    const pngs = await lazyPngs(`${out}/002 I2 MSCU-LAZYIMG-2.pdf`);
     assert.equal(pngs.length, mode === "ready" ? 1 : 0, `${LAZY_IMAGE_ALT}: ${pngs.join("\n")}`);
   });
+});
 
-  Deno.test(`Job A, --wait-until=${mode}, spec's pauses: a detail page whose data arrives 5.5 s after re-pointing`, async () => {
-    await using sandbox = await startSandbox();
-    await using dir = await TestFolder.create();
-    const csv = await dir.csv("s.csv", "fcr_number,invoice_no\nCPH-STEPWISE-1,I1\n");
+Deno.test("Job A, spec's pauses, --wait-until=ready and =pauses: a detail page whose data arrives 5.5 s after re-pointing", async () => {
+  await using sandbox = await startSandbox();
+  await using dir = await TestFolder.create();
+  const csv = await dir.csv("s.csv", "fcr_number,invoice_no\nCPH-STEPWISE-1,I1\n");
+  await eachAtOnce(MODES, async (mode) => {
+    const out = `${dir.out}/${mode}`;
     const run = await runJobProcess("shipment", [
       csv,
-      dir.out,
+      out,
       `W${mode}`,
       ...shipmentFlags(sandbox, { "pause-scale": "1", "wait-timeout": "10", "wait-until": mode }),
     ], { env: dir.env });
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.doesNotMatch(run.stdout, /WARNING/);
-    const text = await words(`${dir.out}/001 I1 CPH-STEPWISE-1.pdf`);
+    const text = await words(`${out}/001 I1 CPH-STEPWISE-1.pdf`);
     assert.ok(text.includes(detailMarker("CPH-STEPWISE-1", detailIdFor("CPH-STEPWISE-1"))), text);
     assert.equal(text.includes(STEPWISE_TEXT), mode === "ready", text);
   });
-}
+});
 
 // One late answer, nothing else: a slow API call. Under `ready` it is waited for; under `pauses` with no
 // pauses (the control) the PDF is printed without it.
-for (const mode of ["ready", "pauses"] as const) {
-  Deno.test(`Job B, --wait-until=${mode}, no pauses: a report whose only fetch is answered 2.5 s after load`, async () => {
-    await using sandbox = await startSandbox();
-    await using dir = await TestFolder.create();
-    const csv = await dir.csv("c.csv", "container_number,invoice_no\nMSCU-LATEFETCH-1,I1\n");
+Deno.test("Job B, no pauses, --wait-until=ready and =pauses: a report whose only fetch is answered 2.5 s after load", async () => {
+  await using sandbox = await startSandbox();
+  await using dir = await TestFolder.create();
+  const csv = await dir.csv("c.csv", "container_number,invoice_no\nMSCU-LATEFETCH-1,I1\n");
+  await eachAtOnce(MODES, async (mode) => {
+    const out = `${dir.out}/${mode}`;
     const run = await runJobProcess("port", [
       csv,
-      dir.out,
+      out,
       `F${mode}`,
       ...portFlags(sandbox, { "pause-scale": "0", "wait-timeout": "6", "wait-until": mode }),
     ], { env: dir.env });
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.doesNotMatch(run.stdout, /WARNING/);
-    const text = await words(`${dir.out}/001 I1 MSCU-LATEFETCH-1.pdf`);
+    const text = await words(`${out}/001 I1 MSCU-LATEFETCH-1.pdf`);
     assert.ok(text.includes("MSCU-LATEFETCH-1"), text);
     assert.equal(text.includes(LATE_ANSWER_TEXT), mode === "ready", text);
   });
+});
 
-  Deno.test(`Job A, --wait-until=${mode}, no pauses: a detail page whose only XMLHttpRequest is answered 5.5 s after re-pointing`, async () => {
-    await using sandbox = await startSandbox();
-    await using dir = await TestFolder.create();
-    const csv = await dir.csv("s.csv", "fcr_number,invoice_no\nCPH-LATEXHR-1,I1\n");
+Deno.test("Job A, no pauses, --wait-until=ready and =pauses: a detail page whose only XMLHttpRequest is answered 5.5 s after re-pointing", async () => {
+  await using sandbox = await startSandbox();
+  await using dir = await TestFolder.create();
+  const csv = await dir.csv("s.csv", "fcr_number,invoice_no\nCPH-LATEXHR-1,I1\n");
+  await eachAtOnce(MODES, async (mode) => {
+    const out = `${dir.out}/${mode}`;
     const run = await runJobProcess("shipment", [
       csv,
-      dir.out,
+      out,
       `X${mode}`,
       ...shipmentFlags(sandbox, { "pause-scale": "0", "wait-timeout": "10", "wait-until": mode }),
     ], { env: dir.env });
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.doesNotMatch(run.stdout, /WARNING/);
-    const text = await words(`${dir.out}/001 I1 CPH-LATEXHR-1.pdf`);
+    const text = await words(`${out}/001 I1 CPH-LATEXHR-1.pdf`);
     assert.ok(text.includes(detailMarker("CPH-LATEXHR-1", detailIdFor("CPH-LATEXHR-1"))), text);
     assert.equal(text.includes(LATE_ANSWER_TEXT), mode === "ready", text);
   });
-}
+});
 
 Deno.test("Job B, --wait-until=ready: a feed answered 2.5 s after load whose body never ends is waited for until its answer, then about a second", async () => {
   await using sandbox = await startSandbox();
