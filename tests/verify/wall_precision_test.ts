@@ -37,7 +37,9 @@ Deno.test("the wall list flags none of the sandbox's ordinary pages", async () =
     const container = `MSCU-P${marker}-1`;
     const answer = await report.fetch(container).catch(() => undefined);
     if (answer === undefined) continue;
-    await tab.setContent(answer.html, 5_000);
+    // A LOSTFONT report's font is never answered, so its load never fires and the bound is waited out
+    // whole; nothing more comes after the first second either way (the others load in ~0.2 s).
+    await tab.setContent(answer.html, marker === "LOSTFONT" ? 1_000 : 5_000);
     await look(`report ${container}`, answer.headers);
   }
   assert.deepEqual(flagged, []);
