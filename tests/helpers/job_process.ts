@@ -154,19 +154,23 @@ export async function waitUntil(
 
 /**
  * Runs `check` for each of `cases` at the same time, lets every one finish (so no job process outlives its
- * test), then throws the first failure with its case's name in front. For job runs that mostly wait (on the
- * spec's pauses, on a late answer, on a wait running out): beside each other they take the longest one's time,
- * not the sum.
+ * test), then throws what failed, each failure with its case's name in front. For job runs that mostly wait
+ * (on the spec's pauses, on a late answer, on a wait running out): beside each other they take the longest
+ * one's time, not the sum.
  */
 export async function eachAtOnce<T extends string>(
   cases: readonly T[],
   check: (name: T) => Promise<void>,
 ): Promise<void> {
   const results = await Promise.allSettled(cases.map(check));
-  for (const [i, result] of results.entries()) {
-    if (result.status === "fulfilled") continue;
+  const failures = results.flatMap((result, i) => {
+    if (result.status === "fulfilled") return [];
     const error = result.reason;
     if (error instanceof Error) error.message = `${cases[i]}: ${error.message}`;
-    throw error;
+    return [error];
+  });
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) {
+    throw new AggregateError(failures, failures.map((error) => String(error?.message ?? error)).join("\n"));
   }
 }

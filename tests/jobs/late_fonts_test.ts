@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { startSandbox, WEB_FONT_FILE, WEB_FONT_NAME, WEB_FONT_TEXT } from "../../fixtures/sandbox.ts";
-import { pdfFonts, pdfText, runJobProcess, TestFolder } from "../helpers/job_process.ts";
+import { eachAtOnce, pdfFonts, pdfText, runJobProcess, TestFolder } from "../helpers/job_process.ts";
 import { shipmentFlags } from "../helpers/site_flags.ts";
 
 // The font comes 2.5 s after the page asks for it: past the 2 s that Chromium's print waits for a loading
@@ -20,7 +20,13 @@ const WAIT = "--wait-timeout=3.5";
 const words = (text: string) => text.replace(/\s+/g, " ");
 const embedsWebFont = (fonts: string[]) => fonts.some((name) => name.endsWith(`+${WEB_FONT_NAME}`));
 
-Deno.test("Job B prints a report's late web font, and a font that never arrives costs a warning, not the row", async () => {
+// The two jobs run side by side: each mostly waits, on the late font or on the wait that runs out.
+Deno.test("both jobs print a late web font, and a font that never arrives costs a warning, not the row", async () => {
+  await eachAtOnce(["Job B", "Job A"], (job) => job === "Job B" ? jobBLateFonts() : jobALateFonts());
+});
+
+/** Job B prints a report's late web font, and a font that never arrives costs a warning, not the row. */
+async function jobBLateFonts(): Promise<void> {
   await using sandbox = await startSandbox({ fontDelayMs: FONT_DELAY_MS });
   await using dir = await TestFolder.create();
   const csv = await dir.csv("c.csv", "container_number,invoice_no\nMSCU-LATEFONT-1,I1\nMSCU-LOSTFONT-2,I2\n");
@@ -43,9 +49,10 @@ Deno.test("Job B prints a report's late web font, and a font that never arrives 
   const results = sandbox.requests.jobServer[0]!.files!.logFile!.text.trimEnd().split("\n").slice(1);
   assert.match(results[0]!, /^MSCU-LATEFONT-1,I1,success,,/);
   assert.match(results[1]!, /^MSCU-LOSTFONT-2,I2,success,,/);
-});
+}
 
-Deno.test("Job A prints the detail frame's late web font, and a font that never arrives costs a warning, not the row", async () => {
+/** Job A prints the detail frame's late web font, and a font that never arrives costs a warning, not the row. */
+async function jobALateFonts(): Promise<void> {
   await using sandbox = await startSandbox({ fontDelayMs: FONT_DELAY_MS });
   await using dir = await TestFolder.create();
   const csv = await dir.csv("s.csv", "fcr_number,invoice_no\nCPH-LATEFONT-1,I1\nCPH-LOSTFONT-2,I2\n");
@@ -71,7 +78,7 @@ Deno.test("Job A prints the detail frame's late web font, and a font that never 
   );
   assert.doesNotMatch(run.stdout, /WARNING Row 1/);
   assert.match(run.stdout, /Row 2\/2 \(FCR CPH-LOSTFONT-2, invoice I2\): saved 002 I2 CPH-LOSTFONT-2\.pdf/);
-});
+}
 
 Deno.test("sandbox: LATEFONT and LOSTFONT pages set their text in a web font after load, answered late or never", async () => {
   await using sandbox = await startSandbox({ fontDelayMs: 200 });

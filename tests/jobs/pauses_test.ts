@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { type RecordedRequest, startSandbox } from "../../fixtures/sandbox.ts";
-import { pdfText, runJobProcess, TestFolder } from "../helpers/job_process.ts";
+import { eachAtOnce, pdfText, runJobProcess, TestFolder } from "../helpers/job_process.ts";
 import { shipmentFlags } from "../helpers/site_flags.ts";
 
 const SCALE = 0.5;
@@ -25,7 +25,13 @@ function assertGap(from: number, to: number, atLeastMs: number, what: string): v
   assert.ok(gap >= atLeastMs - SLACK_MS, `${what}: ${gap.toFixed(0)} ms, expected at least ${atLeastMs} ms`);
 }
 
-Deno.test("Job A waits the spec's pauses; the pause after re-pointing the frame overlaps its load", async () => {
+// The two jobs run side by side: each mostly waits out its pauses.
+Deno.test("both jobs wait the spec's pauses", async () => {
+  await eachAtOnce(["Job A", "Job B"], (job) => job === "Job A" ? jobAPauses() : jobBPauses());
+});
+
+/** Job A waits the spec's pauses; the pause after re-pointing the frame overlaps its load. */
+async function jobAPauses(): Promise<void> {
   await using sandbox = await startSandbox({ slowMs: 2_500 });
   await using dir = await TestFolder.create();
   const input = await dir.csv(
@@ -76,9 +82,10 @@ Deno.test("Job A waits the spec's pauses; the pause after re-pointing the frame 
     `row 3 took ${(root3 - repointed).toFixed(0)} ms: pause and load in turn`,
   );
   assert.match(await pdfText(`${dir.out}/003 I3 CPH-DETAILSLOW-3.pdf`), /Booking confirmed/);
-});
+}
 
-Deno.test("Job B waits the spec's pauses: 1 s before each print, 2 s between rows", async () => {
+/** Job B waits the spec's pauses: 1 s before each print, 2 s between rows. */
+async function jobBPauses(): Promise<void> {
   await using sandbox = await startSandbox();
   await using dir = await TestFolder.create();
   const input = await dir.csv("rows.csv", "container_number,invoice_no\nMSCU1,I1\nMSCU2,I2\nMSCU3,I3\n");
@@ -103,4 +110,4 @@ Deno.test("Job B waits the spec's pauses: 1 s before each print, 2 s between row
     const next = posts[i + 1];
     if (next !== undefined) assertGap(pdf, next, 2_000 * SCALE, `row ${i + 1}, between rows`);
   }
-});
+}
