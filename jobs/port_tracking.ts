@@ -16,7 +16,7 @@ import { parsePortCommand, type PortConfig } from "../lib/config/job_config.ts";
 import { type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { type RowContext, runCapture } from "../lib/run/capture_run.ts";
 import type { SavedPdf } from "../lib/run/row_loop.ts";
-import { pageRecord, RowProvenance } from "../lib/run/row_provenance.ts";
+import { pageRecord } from "../lib/run/row_provenance.ts";
 import { PORT_SERVICE } from "../lib/job_server/services.ts";
 import { pdfFileName, portLogFileName, resultsCsvFileName, tempHtmlFileName } from "../lib/file_names.ts";
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
@@ -60,17 +60,12 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
   const values = (row: PortRow) => ({ container_number: row.containerNumber, invoice_no: row.invoiceNumber });
 
   /** One row, as the spec's Job B steps have it: the report fetched, saved, loaded and printed. */
-  const capture = async (tab: Tab, row: PortRow, { index, logger, waits }: RowContext): Promise<SavedPdf> => {
+  const capture = async (
+    tab: Tab,
+    row: PortRow,
+    { index, logger, waits, provenance }: RowContext,
+  ): Promise<SavedPdf> => {
     const fileName = pdfName(row, index);
-    const provenance = config.provenance
-      ? new RowProvenance(config, "port-tracking", tab, {
-        index,
-        values: values(row),
-        number: row.containerNumber,
-        invoice: row.invoiceNumber,
-        pdfFile: fileName,
-      })
-      : undefined;
     const page = await report.fetch(row.containerNumber, context.signal);
     provenance?.request("POST", { ...page, url: report.formUrl });
     if (page.html.length < MIN_REPORT_LENGTH) {
@@ -141,6 +136,10 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
     describe: (row) => `container ${row.containerNumber}, invoice ${row.invoiceNumber}`,
     pdfName,
     record: (row, result) => ({ ...values(row), ...result }),
+    provenance: {
+      job: "port-tracking",
+      row: (row) => ({ values: values(row), number: row.containerNumber, invoice: row.invoiceNumber }),
+    },
     capture,
     afterRow: () => pause(timings, "betweenRows", context.signal),
     service: PORT_SERVICE,

@@ -14,7 +14,7 @@ import { parseShipmentCommand, type ShipmentConfig } from "../lib/config/job_con
 import { type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { type RowContext, runCapture } from "../lib/run/capture_run.ts";
 import type { SavedPdf } from "../lib/run/row_loop.ts";
-import { type AnsweredDocument, pageRecord, RowProvenance } from "../lib/run/row_provenance.ts";
+import { type AnsweredDocument, pageRecord } from "../lib/run/row_provenance.ts";
 import type { PageRecord } from "../lib/provenance/capture_record.ts";
 import { SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
 import { printPdf } from "../lib/browser/pdf_output.ts";
@@ -135,17 +135,8 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
 
   /** One row, as the spec's Job A steps 4 to 9 have it. */
   const capture = async (tab: Tab, row: ShipmentRow, rowContext: RowContext): Promise<SavedPdf> => {
-    const { index, logger, warn, waits } = rowContext;
+    const { index, logger, warn, waits, provenance } = rowContext;
     const fileName = pdfName(row, index);
-    const provenance = config.provenance
-      ? new RowProvenance(config, "shipment-tracking", tab, {
-        index,
-        values: values(row),
-        number: row.fcrNumber,
-        invoice: row.invoiceNumber,
-        pdfFile: fileName,
-      })
-      : undefined;
     const search = () =>
       resolveDetailId(config.reportingUrl, row.fcrNumber, {
         timeoutMs: timings.httpTimeoutMs,
@@ -223,6 +214,10 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     describe: (row) => `FCR ${row.fcrNumber}, invoice ${row.invoiceNumber}`,
     pdfName,
     record: (row, result) => ({ ...values(row), ...result }),
+    provenance: {
+      job: "shipment-tracking",
+      row: (row) => ({ values: values(row), number: row.fcrNumber, invoice: row.invoiceNumber }),
+    },
     mayPass: mayPassInJobA,
     capture,
     service: SHIPMENT_SERVICE,

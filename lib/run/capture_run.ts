@@ -14,9 +14,11 @@ import { stopFileName } from "../file_names.ts";
 import type { JobServerClient } from "../job_server/client.ts";
 import { jobServerClientFor, type JobService } from "../job_server/services.ts";
 import { batchOptions, finishedExitCode } from "./batch_options.ts";
+import type { CaptureJob as RecordedJob } from "../provenance/capture_record.ts";
 import type { JobLogger } from "./job_log.ts";
 import { EXIT_STOPPED, type JobContext } from "./job_runner.ts";
 import { type RowLoopResult, type RowOutcome, runRows, type SavedPdf } from "./row_loop.ts";
+import { type ProvenanceRow, type RowProvenance, RunProvenance } from "./row_provenance.ts";
 import { type RowWaits, rowWaits } from "./row_waits.ts";
 import { jobBrowsers, rowTabUse, startRunBrowser } from "./run_browser.ts";
 import { NO_THUMBNAIL, RunReporting, type TakeThumbnail } from "./run_reporting.ts";
@@ -37,6 +39,11 @@ export interface RowContext {
    * when the row's work ends, printed or failed. Nothing without `--report`; never fails.
    */
   thumbnail: TakeThumbnail;
+  /**
+   * Under `--provenance`, the try's provenance: the job records its own requests in it, gives its `atPrint`
+   * to the print, and returns its `saved()`. Undefined without the option.
+   */
+  provenance?: RowProvenance;
 }
 
 /** One job's part of the run. */
@@ -55,6 +62,8 @@ export interface CaptureJob<Row, Result> {
   pdfName(row: Row, index: number): string;
   /** The job's result record of a row. */
   record(row: Row, outcome: RowOutcome): Result;
+  /** What `--provenance` records: the job's name, and a row's values under the spec's field names, its number and invoice. */
+  provenance: { job: RecordedJob; row(row: Row): Omit<ProvenanceRow, "index" | "pdfFile"> };
   /** The job's own failures that another try may cure under `--retries`, besides those both jobs share. */
   mayPass?(error: unknown): boolean;
   /** The job's work on one row in `tab`; returns the PDF it wrote. */
@@ -107,6 +116,7 @@ async function captureRows<Row, Result>(
   const rows = await job.readRows();
   if (typeof rows === "number") return rows;
   reporting?.rowsRead(rows.map(job.describe));
+  const provenance = config.provenance ? new RunProvenance(config, job.provenance.job) : undefined;
 
   const outcome = await runRows<Row, Result>({
     ...batchOptions(config, job.pdfName, job.mayPass),
@@ -128,9 +138,19 @@ async function captureRows<Row, Result>(
           const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
           const waits = await rowWaits(tab, config.timings, { signal, warn });
           const thumbnail = reporting?.thumbnailOf(tab, index, warn) ?? NO_THUMBNAIL;
+          const rowProvenance = provenance?.forRow(tab, {
+            index,
+            pdfFile: job.pdfName(row, index),
+            ...job.provenance.row(row),
+          });
+          const context = { index, logger, warn, waits, thumbnail };
           let saved: SavedPdf;
           try {
-            saved = await job.capture(tab, row, { index, logger, warn, waits, thumbnail });
+            saved = await job.capture(
+              tab,
+              row,
+              rowProvenance ? { ...context, provenance: rowProvenance } : context,
+            );
           } catch (error) {
             await thumbnail();
             throw error;
@@ -145,6 +165,7 @@ async function captureRows<Row, Result>(
     ...(job.afterRow ? { afterRow: job.afterRow } : {}),
   });
   await reporting?.thumbnailsTaken();
+  if (provenance) logger.info(provenance.account());
   if (outcome.stopped) return EXIT_STOPPED;
 
   const server = jobServerClientFor(config, job.service, { logger: log.logger("job-server"), signal });

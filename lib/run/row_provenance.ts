@@ -1,11 +1,12 @@
 /**
- * A row's provenance under `--provenance`: what the job learns while it captures the row (the pages it
- * printed, its own requests, the browser) gathered into the record that `appendProvenance` appends to the
- * row's PDF, and the SHA-256 of the printed bytes for the row's `saved` line.
+ * The provenance of a run's rows under `--provenance`: what the job learns while it captures a row (the pages
+ * it printed, its own requests, the browser) gathered into the record that `appendProvenance` appends to the
+ * row's PDF, the SHA-256 of the printed bytes for the row's `saved` line, and the run's account of the time
+ * the updates took.
  *
  * @module
  */
-import type { Tab } from "../browser/tab/tab.ts";
+import type { BrowserVersion, Tab } from "../browser/tab/tab.ts";
 import type { CommonConfig } from "../config/job_config.ts";
 import { offsetTimestamp } from "../provenance/capture_time.ts";
 import type { CaptureJob, PageRecord, RequestRecord } from "../provenance/capture_record.ts";
@@ -40,19 +41,54 @@ export function pageRecord({ url, status, headers }: AnsweredDocument): PageReco
   return { url, status, ...(date === undefined ? {} : { date }) };
 }
 
-/** The provenance of one row, filled in as the job captures it. */
-export class RowProvenance {
+/** The provenance of a run's rows, and the time their updates took. */
+export class RunProvenance {
   readonly #config: CommonConfig;
   readonly #job: CaptureJob;
+  /** How long each row's update took, in ms: the work it adds to its row's path. */
+  readonly #updateMs: number[] = [];
+
+  constructor(config: CommonConfig, job: CaptureJob) {
+    this.#config = config;
+    this.#job = job;
+  }
+
+  /** The provenance of one try at `row`, captured in `tab`. */
+  forRow(tab: Pick<Tab, "browserVersion">, row: ProvenanceRow): RowProvenance {
+    const updated = (ms: number) => this.#updateMs.push(ms);
+    return new RowProvenance({ config: this.#config, job: this.#job, updated }, tab, row);
+  }
+
+  /** The run's account of its updates in one line: how many, and how long each took. */
+  account(): string {
+    const ms = this.#updateMs.toSorted((a, b) => a - b);
+    if (ms.length === 0) return "Provenance appended to no PDF";
+    const median = ms[Math.floor(ms.length / 2)]!;
+    return `Provenance appended to ${ms.length} PDF(s), ${median.toFixed(1)} ms each at the median, ${
+      ms.at(-1)!.toFixed(0)
+    } ms at most`;
+  }
+}
+
+/** What a row's provenance takes from its run. */
+interface RunContext {
+  config: CommonConfig;
+  job: CaptureJob;
+  /** Told how long the row's update took, in ms. */
+  updated(ms: number): void;
+}
+
+/** The provenance of one try at a row, filled in as the job captures it. */
+export class RowProvenance {
+  readonly #run: RunContext;
   readonly #row: ProvenanceRow;
-  readonly #browser: Promise<{ product: string; userAgent: string }>;
+  readonly #browser: Promise<BrowserVersion>;
   readonly #requests: RequestRecord[] = [];
   #sha256: string | undefined;
 
   /** Starts asking `tab` for the browser's version at once: the answer is there by the print. */
-  constructor(config: CommonConfig, job: CaptureJob, tab: Tab, row: ProvenanceRow) {
-    this.#config = config;
-    this.#job = job;
+  constructor(run: RunContext, tab: Pick<Tab, "browserVersion">, row: ProvenanceRow) {
+    this.#run = run;
     this.#row = row;
     this.#browser = tab.browserVersion();
     this.#browser.catch(() => {});
@@ -71,7 +107,8 @@ export class RowProvenance {
     const capturedAt = new Date();
     return async (printed) => {
       const { product, userAgent } = await this.#browser;
-      const config = this.#config;
+      const started = performance.now();
+      const { config, job } = this.#run;
       const row = this.#row;
       const { pdf, printed: digest } = await appendProvenance(printed, {
         title: `${row.invoice} ${row.number}`,
@@ -80,7 +117,7 @@ export class RowProvenance {
         creator: `capture-jobs ${VERSION}`,
         creationDate: capturedAt,
         record: {
-          job: this.#job,
+          job,
           jobId: config.jobId,
           ...(config.userId === undefined ? {} : { userId: config.userId }),
           row: row.index,
@@ -100,6 +137,7 @@ export class RowProvenance {
         },
       });
       this.#sha256 = digest.sha256;
+      this.#run.updated(performance.now() - started);
       return pdf.subarray(printed.length);
     };
   }

@@ -82,6 +82,11 @@ Deno.test("Job B with --provenance: each PDF carries its row, the portal's answe
   ], { env: dir.env });
   assert.equal(run.code, 0, run.stdout + run.stderr);
   const hashes = savedHashes(run.stdout);
+  // The run tells what the updates took, the work the option adds to a row.
+  assert.match(
+    run.stdout,
+    /Provenance appended to 2 PDF\(s\), \d+\.\d ms each at the median, \d+ ms at most$/m,
+  );
   const pdfs = ["001 INV-1 MSCU1234567.pdf", "002 INV 2 TGHU7654321.pdf"];
   assert.deepEqual(await dir.pdfs(), pdfs);
   for (const [i, [container, invoice]] of [["MSCU1234567", "INV-1"], ["TGHU7654321", "INV 2"]].entries()) {
@@ -116,6 +121,7 @@ Deno.test("Job B with --provenance: each PDF carries its row, the portal's answe
   const control = await runJobProcess("port", [csv, dir.out, "P2", ...portFlags(sandbox)], { env: dir.env });
   assert.equal(control.code, 0, control.stdout + control.stderr);
   assert.deepEqual([...savedHashes(control.stdout).values()], [undefined, undefined]);
+  assert.doesNotMatch(control.stdout, /Provenance/);
   const plain = `${dir.out}/${pdfs[0]}`;
   assert.equal(await poppler("pdfdetach", ["-list", plain]), "0 embedded files\n");
   assert.doesNotMatch(await poppler("pdfinfo", [plain]), /capture-jobs/);

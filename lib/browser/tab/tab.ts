@@ -71,6 +71,15 @@ export interface PrintParams {
   marginRight?: number;
 }
 
+/** A browser's product and version, and its own User-Agent (`Browser.getVersion`). */
+export interface BrowserVersion {
+  product: string;
+  userAgent: string;
+}
+
+/** Each browser's version, by its connection, once asked. */
+const browserVersions = new WeakMap<CdpConnection, Promise<BrowserVersion>>();
+
 /** A page-level tab. Create it with {@linkcode Tab.open}. */
 export class Tab {
   readonly #connection: CdpConnection;
@@ -422,10 +431,22 @@ export class Tab {
     return this.#answers.of(frameId);
   }
 
-  /** The browser's product and version (`HeadlessChrome/156.0.…`) and its own User-Agent. */
-  async browserVersion(): Promise<{ product: string; userAgent: string }> {
-    const { product, userAgent } = await this.#connection.send("Browser.getVersion", {}, SMALL_CALL_MS);
-    return { product, userAgent };
+  /**
+   * The browser's product and version (`Chrome/156.0.…`) and its own User-Agent: asked once per
+   * browser, whose answer does not change while it runs (a failed ask is asked again next time).
+   */
+  browserVersion(): Promise<BrowserVersion> {
+    const connection = this.#connection;
+    let version = browserVersions.get(connection);
+    if (version === undefined) {
+      version = connection.send("Browser.getVersion", {}, SMALL_CALL_MS).then(({ product, userAgent }) => ({
+        product,
+        userAgent,
+      }));
+      browserVersions.set(connection, version);
+      version.catch(() => browserVersions.delete(connection));
+    }
+    return version;
   }
 
   /** Waits ≤ `timeoutMs` until page and frames are ready to print (`ready/readiness_wait.ts`); returns what kept them busy. */
