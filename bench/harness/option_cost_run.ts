@@ -28,7 +28,15 @@ const COST_TARGET = 0.05;
 interface CostRound {
   off: RunOutcome;
   on: RunOutcome;
+  /**
+   * Under `--provenance`, the run's own account of its updates (its "Provenance appended to N PDF(s), X ms
+   * each at the median" line): the median update, in ms, the work the option adds to a row's path.
+   */
+  updateMs?: number;
 }
+
+/** The median of a `--provenance` run's account line. */
+const UPDATE_ACCOUNT = /Provenance appended to \d+ PDF\(s\), (\d+(?:\.\d+)?) ms each at the median/;
 
 /** One job's rounds. */
 export interface OptionCostResult {
@@ -67,6 +75,10 @@ export async function runOptionCost(
         },
         sandbox,
         dir,
+        (line) => {
+          const account = UPDATE_ACCOUNT.exec(line);
+          if (account !== null) outcomes.updateMs = Number(account[1]);
+        },
       );
       outcomes[side] = outcome;
       const m = outcome.metrics;
@@ -85,25 +97,44 @@ export async function runOptionCost(
 export function optionCostSection(result: OptionCostResult): string {
   const name = result.job === "port" ? "Job B (port container location)" : "Job A (shipment tracking)";
   const costs: number[] = [];
+  /** Each valid round's update as the run told it, as a share of the row without the option. */
+  const updates: number[] = [];
+  const accounted = result.rounds.some((round) => round.updateMs !== undefined);
   const lines = result.rounds.map((round, i) => {
     const off = round.off.metrics?.msPerRowMedian;
     const on = round.on.metrics?.msPerRowMedian;
     if (off === undefined || on === undefined) {
-      return [String(i + 1), "invalid", [...round.off.problems, ...round.on.problems].join("; "), "", ""];
+      const problems = [...round.off.problems, ...round.on.problems].join("; ");
+      return [String(i + 1), "invalid", problems, "", "", ...(accounted ? [""] : [])];
     }
     costs.push(on / off - 1);
-    return [String(i + 1), off.toFixed(1), on.toFixed(1), (on - off).toFixed(1), percent(on / off - 1)];
+    if (round.updateMs !== undefined) updates.push(round.updateMs / off);
+    const update = accounted ? [round.updateMs === undefined ? "?" : round.updateMs.toFixed(1)] : [];
+    return [
+      String(i + 1),
+      off.toFixed(1),
+      on.toFixed(1),
+      (on - off).toFixed(1),
+      percent(on / off - 1),
+      ...update,
+    ];
   });
   const cost = median(costs);
   const verdict = Number.isNaN(cost)
     ? "no valid round"
     : `${percent(cost)} (target ≤ ${percent(COST_TARGET)}: ${cost <= COST_TARGET ? "met" : "**missed**"})`;
+  const header = ["round", "without, ms/row", `with ${result.option}, ms/row`, "difference, ms", "cost"];
   return [
     `### ${name}: what ${result.option} costs a row, ${result.rows} rows, --concurrency 1, pause scale ${result.pauseScale}`,
     "",
-    table(["round", "without, ms/row", `with ${result.option}, ms/row`, "difference, ms", "cost"], lines),
+    table(accounted ? [...header, "update, ms (the run's account)"] : header, lines),
     "",
     `Median cost over the rounds: ${verdict}. Ms per row: the median gap between consecutive PDFs.`,
+    ...(updates.length === 0 ? [] : [
+      `The update itself, as each run with the option told it (the median of its PDFs): ${
+        percent(median(updates))
+      } of a row at the median over the rounds, the work the option adds to a row's path.`,
+    ]),
   ].join("\n");
 }
 
