@@ -21,6 +21,7 @@ import {
   waitUntil,
 } from "../helpers/job_process.ts";
 import { browserProcessesLeft, isAlive } from "../helpers/processes.ts";
+import { isJpeg, thumbnails } from "../helpers/report_cards.ts";
 import { portFlags, shipmentFlags } from "../helpers/site_flags.ts";
 
 const TOKEN = "pool-token-8c1f";
@@ -106,11 +107,13 @@ async function bothJobsAtOnce(sandbox: Sandbox, pool: BrowserlessPool): Promise<
     },
   });
   await Promise.race([aHasTheBrowser.promise, runA]);
-  // Job B also under --provenance: the pool's browser tells its version over the same connection.
+  // Job B also under --provenance and --report: the pool's browser tells its version and takes the
+  // thumbnails over the same connection.
+  const report = `${dirB.path}/report.html`;
   const runB = runOnPool(
     "port",
     [rowsB.csv, dirB.out, "PB"],
-    [...portFlags(sandbox), "--provenance"],
+    [...portFlags(sandbox), "--provenance", "--report", report],
     pool.wsUrl,
     {
       env: dirB.env,
@@ -149,6 +152,9 @@ async function bothJobsAtOnce(sandbox: Sandbox, pool: BrowserlessPool): Promise<
     assert.equal(verdict.status, "intact", JSON.stringify(verdict));
     if (verdict.status === "intact") assert.match(verdict.record.browser, /Chrome\/\d+/);
   }
+  const jpegs = thumbnails(await Deno.readTextFile(report));
+  assert.deepEqual(jpegs.map(isJpeg), [true, true, true], "a thumbnail of each row, through the pool");
+  assert.equal(new Set(jpegs).size, 3, "each row's own page");
   for (const dir of [dirA, dirB]) {
     assert.deepEqual(await dir.tmpEntries(), [], "no local browser was started");
   }
