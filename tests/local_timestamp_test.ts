@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { localTimestamp } from "../lib/local_timestamp.ts";
+import { assertPrintedInTimeZones } from "./helpers/time_zones.ts";
 
 const FORMAT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/;
 
@@ -31,23 +32,14 @@ Deno.test("localTimestamp", async (t) => {
   });
 
   await t.step("uses the process time zone, not UTC (child processes with TZ set)", async () => {
-    const moduleUrl = new URL("../lib/local_timestamp.ts", import.meta.url).href;
-    const code = `const { localTimestamp } = await import(${JSON.stringify(moduleUrl)});` +
-      `console.log(localTimestamp(new Date(Date.UTC(2024, 0, 1, 0, 0, 0, 5))));`;
-    const cases: [string, string][] = [
-      ["UTC", "2024-01-01T00:00:00.005"],
-      ["Asia/Dhaka", "2024-01-01T06:00:00.005"],
-      ["America/New_York", "2023-12-31T19:00:00.005"],
-    ];
-    for (const [tz, expected] of cases) {
-      const output = await new Deno.Command(Deno.execPath(), {
-        args: ["eval", code],
-        env: { TZ: tz },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
-      assert.equal(new TextDecoder().decode(output.stdout).trim(), expected, tz);
-    }
+    await assertPrintedInTimeZones(
+      new URL("../lib/local_timestamp.ts", import.meta.url),
+      "module.localTimestamp(new Date(Date.UTC(2024, 0, 1, 0, 0, 0, 5)))",
+      {
+        "UTC": "2024-01-01T00:00:00.005",
+        "Asia/Dhaka": "2024-01-01T06:00:00.005",
+        "America/New_York": "2023-12-31T19:00:00.005",
+      },
+    );
   });
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { OFFSET_TIMESTAMP, offsetTimestamp } from "../../lib/provenance/capture_time.ts";
+import { assertPrintedInTimeZones } from "../helpers/time_zones.ts";
 
 const INSTANT = new Date(Date.UTC(2026, 10, 26, 20, 36, 21, 5));
 
@@ -21,24 +22,15 @@ Deno.test("offsetTimestamp", async (t) => {
   });
 
   await t.step("by default the process's own offset (child processes with TZ set)", async () => {
-    const moduleUrl = new URL("../../lib/provenance/capture_time.ts", import.meta.url).href;
-    const code = `const { offsetTimestamp } = await import(${JSON.stringify(moduleUrl)});` +
-      `console.log(offsetTimestamp(new Date(${INSTANT.getTime()})));`;
-    const cases: [string, string][] = [
-      ["UTC", "2026-11-26T20:36:21.005+00:00"],
-      ["Asia/Dhaka", "2026-11-27T02:36:21.005+06:00"],
-      ["America/New_York", "2026-11-26T15:36:21.005-05:00"],
-    ];
-    for (const [tz, expected] of cases) {
-      const output = await new Deno.Command(Deno.execPath(), {
-        args: ["eval", code],
-        env: { TZ: tz },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
-      assert.equal(new TextDecoder().decode(output.stdout).trim(), expected, tz);
-    }
+    await assertPrintedInTimeZones(
+      new URL("../../lib/provenance/capture_time.ts", import.meta.url),
+      `module.offsetTimestamp(new Date(${INSTANT.getTime()}))`,
+      {
+        "UTC": "2026-11-26T20:36:21.005+00:00",
+        "Asia/Dhaka": "2026-11-27T02:36:21.005+06:00",
+        "America/New_York": "2026-11-26T15:36:21.005-05:00",
+      },
+    );
   });
 
   await t.step("an invalid date or offset throws RangeError", () => {
