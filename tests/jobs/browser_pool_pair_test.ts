@@ -165,6 +165,7 @@ async function loseAMember(
       `Job ${victim}'s rows 3 and 4 in progress`,
     );
     assert.ok(kept.values.some((value) => kept.requestsFor(value) === 0), `Job ${survivor} is still at work`);
+    const killedAt = new Date().toISOString();
     const killed = await victimMember.kill();
     const after = await Promise.all(
       pair.members.map((member) => member.pressure().then(({ running }) => running, () => "gone")),
@@ -172,7 +173,7 @@ async function loseAMember(
     atKill.push(
       `Job ${survivor}'s session taken to be on b${keptMember + 1}; b${2 - keptMember} killed (PIDs ${
         killed.join(" ")
-      });` +
+      }) at ${killedAt} (UTC; the jobs' lines are in local time);` +
         ` sessions per member right after: ${JSON.stringify(after)}`,
       ...[kept, lost].map((job, i) =>
         `Job ${job.job} (PID ${children[i]?.pid}) connected from 127.0.0.1 ports ${
