@@ -10,6 +10,7 @@ import type { Sandbox } from "../../fixtures/sandbox.ts";
 import { benchRows, type JobName } from "./inputs.ts";
 import { table } from "./markdown.ts";
 import { measureRun, type RunOutcome } from "./measure_run.ts";
+import { SPAN_ROWS } from "./run_metrics.ts";
 import { median } from "./stats.ts";
 
 /**
@@ -84,7 +85,7 @@ export async function runOptionCost(
       const m = outcome.metrics;
       options.progress(
         `${job} pause scale ${options.pauseScale} round ${round}, ${option} ${side}: ${
-          m ? `${m.msPerRowMedian.toFixed(1)} ms/row` : `INVALID (${outcome.problems.join("; ")})`
+          m ? `${m.msPerRowSpan.toFixed(1)} ms/row` : `INVALID (${outcome.problems.join("; ")})`
         }`,
       );
     }
@@ -101,8 +102,8 @@ export function optionCostSection(result: OptionCostResult): string {
   const updates: number[] = [];
   const accounted = result.rounds.some((round) => round.updateMs !== undefined);
   const lines = result.rounds.map((round, i) => {
-    const off = round.off.metrics?.msPerRowMedian;
-    const on = round.on.metrics?.msPerRowMedian;
+    const off = round.off.metrics?.msPerRowSpan;
+    const on = round.on.metrics?.msPerRowSpan;
     if (off === undefined || on === undefined) {
       const problems = [...round.off.problems, ...round.on.problems].join("; ");
       return [String(i + 1), "invalid", problems, "", "", ...(accounted ? [""] : [])];
@@ -129,7 +130,8 @@ export function optionCostSection(result: OptionCostResult): string {
     "",
     table(accounted ? [...header, "update, ms (the run's account)"] : header, lines),
     "",
-    `Median cost over the rounds: ${verdict}. Ms per row: the median gap between consecutive PDFs.`,
+    `Median cost over the rounds: ${verdict}. Ms per row: the median over the spans of ${SPAN_ROWS} consecutive PDFs, per row ` +
+    "(a single gap is a whole number of the file clock's ticks).",
     ...(updates.length === 0 ? [] : [
       `The update itself, as each run with the option told it (the median of its PDFs): ${
         percent(median(updates))

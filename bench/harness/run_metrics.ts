@@ -4,7 +4,10 @@
  * Per-row time comes from the PDF files' modification times (each PDF's last byte written): both the
  * project (which writes a hidden partial file and renames it; a rename keeps the time) and the floor write
  * their PDFs row by row, so the gap between two neighbouring PDFs is one row's whole cost, whatever the
- * process does in between. The kernel stamps files with a coarse clock (a few ms), small next to a row.
+ * process does in between. The kernel stamps files with a coarse clock (its tick: 4 ms on the development
+ * host), small next to a row but not next to a few milliseconds' difference between two runs: every gap,
+ * and so their median, is a whole number of ticks. An option's cost is read from spans of rows instead
+ * ({@linkcode RunMetrics.msPerRowSpan}).
  *
  * @module
  */
@@ -21,6 +24,12 @@ export interface RunMetrics {
   firstPdfMs: number;
   /** Median gap between the modification times of neighbouring PDFs (rows 2…N). */
   msPerRowMedian: number;
+  /**
+   * Median over every span of {@linkcode SPAN_ROWS} rows (PDF i to PDF i + 10) of its time divided by its
+   * rows: a row's time to a tenth of the clock's tick, and a stalled row moves it little. The mean gap when
+   * a run has no such span.
+   */
+  msPerRowSpan: number;
   /** (wall − time to first PDF) / (N − 1): rows 2…N plus closing, per row. */
   msPerRowWall: number;
   /** Last PDF written → process exit (closing the browser and cleaning up). */
@@ -31,6 +40,16 @@ export interface RunMetrics {
   pdfBytes: number;
   /** Every row's gap, for trend checks. */
   rowGapsMs: number[];
+}
+
+/** The rows of a span in {@linkcode RunMetrics.msPerRowSpan}. */
+export const SPAN_ROWS = 10;
+
+/** {@linkcode RunMetrics.msPerRowSpan} of PDFs modified at `mtimes` (ms, in row order). */
+export function msPerRowSpan(mtimes: readonly number[]): number {
+  if (mtimes.length <= SPAN_ROWS) return (mtimes.at(-1)! - mtimes[0]!) / (mtimes.length - 1);
+  const spans = mtimes.slice(SPAN_ROWS).map((end, i) => (end - mtimes[i]!) / SPAN_ROWS);
+  return median(spans);
 }
 
 /** Derives a run's metrics; the run must have validated. */
@@ -49,6 +68,7 @@ export async function runMetrics(
     wallMs: measurement.wallMs,
     firstPdfMs,
     msPerRowMedian: median(gaps),
+    msPerRowSpan: msPerRowSpan(mtimes),
     msPerRowWall: rows > 1 ? (measurement.wallMs - firstPdfMs) / (rows - 1) : NaN,
     closeMs: measurement.wallMs - lastPdfMs,
     denoPeakRss: measurement.memory.denoPeakRss,
