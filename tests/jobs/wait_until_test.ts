@@ -246,8 +246,14 @@ Deno.test("Job B, --wait-until=ready: pages that replace fetch, XMLHttpRequest, 
   // page's own world instead of an isolated one, that check is fooled and this fails).
   assert.ok((await words(`${dir.out}/001 I1 MSCU-FAKEREADY-1.pdf`)).includes(STEPWISE_TEXT));
   assert.doesNotMatch(run.stdout, /WARNING Row [13]/);
-  // Timers that never fire and requests that never settle did not hold it past its bound.
-  assert.match(run.stdout, /WARNING Row 2: the page was not ready 6 s before printing .*\/__ready\/poll/);
+  // Timers that never fire and requests that never settle did not hold it past its bound. The warning names
+  // what was busy as the bound ran out: the long poll still waiting for its answer, and a poll when one had
+  // started within the quiet window (on a loaded host the 200 ms polls can fall behind, and the fresh-clone
+  // suite once saw the long poll alone).
+  assert.match(
+    run.stdout,
+    /WARNING Row 2: the page was not ready 6 s before printing .*\/__ready\/(?:hold|poll)/,
+  );
   const firstPoll = sandbox.requests.port.find((request) => request.path === "/__ready/poll")!;
   const written = (await Deno.stat(`${dir.out}/002 I2 MSCU-POLLING-STALLREADY-2.pdf`)).mtime!.getTime();
   const elapsed = written - (performance.timeOrigin + firstPoll.at);
