@@ -13,6 +13,7 @@ import type { CaptureJob, PageRecord, RequestRecord } from "../provenance/captur
 import { appendProvenance } from "../provenance/pdf_update.ts";
 import { VERSION } from "./job_runner.ts";
 import type { SavedPdf } from "./row_tries.ts";
+import { timeAccount } from "./time_account.ts";
 
 /** The row as its PDF's provenance names it. */
 export interface ProvenanceRow {
@@ -61,12 +62,8 @@ export class RunProvenance {
 
   /** The run's account of its updates in one line: how many, and how long each took. */
   account(): string {
-    const ms = this.#updateMs.toSorted((a, b) => a - b);
-    if (ms.length === 0) return "Provenance appended to no PDF";
-    const median = ms[Math.floor(ms.length / 2)]!;
-    return `Provenance appended to ${ms.length} PDF(s), ${median.toFixed(1)} ms each at the median, ${
-      ms.at(-1)!.toFixed(0)
-    } ms at most`;
+    const updates = timeAccount(this.#updateMs, { what: "PDF", decimals: 1 });
+    return updates === undefined ? "Provenance appended to no PDF" : `Provenance appended to ${updates}`;
   }
 }
 

@@ -15,6 +15,7 @@ import { RunReport } from "../report/run_report.ts";
 import { THUMBNAIL_MS } from "../timings.ts";
 import type { JobLogger } from "./job_log.ts";
 import type { RowOutcome } from "./row_tries.ts";
+import { timeAccount } from "./time_account.ts";
 
 /** A thumbnail's width in pixels (its height follows the viewport's shape: 320 × 180–200). */
 export const THUMBNAIL_WIDTH = 320;
@@ -127,12 +128,7 @@ export class RunReporting {
   async finish(exitCode: number): Promise<void> {
     this.#report.finish(exitCode);
     if (!await this.#file.write()) return;
-    const ms = this.#shotMs.sort((a, b) => a - b);
-    const shots = ms.length === 0
-      ? "no thumbnail"
-      : `${ms.length} thumbnail(s), ${ms[Math.floor(ms.length / 2)]!.toFixed(0)} ms each at the median, ${
-        ms.at(-1)!.toFixed(0)
-      } ms at most`;
+    const shots = timeAccount(this.#shotMs, { what: "thumbnail", decimals: 0 }) ?? "no thumbnail";
     this.#options.logger.info(`Report written: ${this.#options.reportFile} (${shots})`);
   }
 }
