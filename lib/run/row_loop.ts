@@ -32,8 +32,12 @@ export interface RowLoopOptions<Row, Result> {
   logger: JobLogger;
   /** "FCR X, invoice Y": how a row is named in the log. */
   describe(row: Row): string;
-  /** Does the row's work, logging to `logger`; returns the PDF it wrote. `index` is 1-based. */
-  process(row: Row, index: number, logger: JobLogger): Promise<SavedPdf>;
+  /**
+   * Does the row's work, logging to `logger`; returns the PDF it wrote. `index` is 1-based. A row whose
+   * browser work is done while its PDF is still being written may call `release`: the next row then begins
+   * (after `afterRow`) while this one ends, as with rows at once.
+   */
+  process(row: Row, index: number, logger: JobLogger, release: () => void): Promise<SavedPdf>;
   /** The job's result record for a row; `index` is 1-based. */
   record(row: Row, outcome: RowOutcome, index: number): Result;
   /** Runs after every row that was worked on, success or not, when rows are left (Job B's pause). */
@@ -117,43 +121,63 @@ export async function runRows<Row, Result>(
     return start;
   };
 
+  /**
+   * Works on one row to its end and records it; `release` is called when the row no longer holds its place
+   * among the rows at once: at its end, or earlier when the row releases it.
+   */
+  const runRow = async ({ index, present }: Start, release: () => void): Promise<RowOutcome | "stopped"> => {
+    let holding = true;
+    const letGo = () => {
+      if (!holding) return;
+      holding = false;
+      inProgress--;
+      release();
+    };
+    const row = rows[index - 1]!;
+    const rowLogger = logger.with({ row: index });
+    const name = `Row ${index}/${rows.length} (${options.describe(row)})`;
+    let ended: RowOutcome | "stopped";
+    if (present !== undefined) {
+      rowLogger.info(`${name}: already present as ${present}; not captured again`);
+      ended = { status: "success", pdf_file: present, timestamp: localTimestamp() };
+    } else {
+      rowLogger.info(`${name}: processing`);
+      ended = await tryRow({
+        work: () => options.process(row, index, rowLogger, letGo),
+        logger: rowLogger,
+        name,
+        retry: options.retry,
+        signal: options.signal,
+        stopRequested,
+      });
+      if (ended !== "stopped" && ended.status === "success") {
+        const hash = ended.sha256 === undefined ? "" : ` (SHA-256 ${ended.sha256})`;
+        rowLogger.info(`${name}: saved ${ended.pdf_file}${hash}`);
+      }
+    }
+    letGo();
+    options.rowDone?.(index);
+    if (ended === "stopped") {
+      outcome.stopped = true;
+      return ended;
+    }
+    if (ended.status === "success") outcome.successCount++;
+    else outcome.failureCount++;
+    recorded[index - 1] = options.record(row, ended, index);
+    onProgress?.(++done, rows.length, outcome.failureCount);
+    return ended;
+  };
+
+  /** Every row started, to its end. */
+  const rowsStarted: Promise<unknown>[] = [];
   /** Takes the next row in file order until none is left or the run stops. */
   const worker = async (): Promise<void> => {
     for (let start = await nextRow(); start !== undefined; start = await nextRow()) {
-      const { index, present } = start;
-      const row = rows[index - 1]!;
-      const rowLogger = logger.with({ row: index });
-      const name = `Row ${index}/${rows.length} (${options.describe(row)})`;
-      let ended: RowOutcome | "stopped";
-      if (present !== undefined) {
-        rowLogger.info(`${name}: already present as ${present}; not captured again`);
-        ended = { status: "success", pdf_file: present, timestamp: localTimestamp() };
-      } else {
-        rowLogger.info(`${name}: processing`);
-        ended = await tryRow({
-          work: () => options.process(row, index, rowLogger),
-          logger: rowLogger,
-          name,
-          retry: options.retry,
-          signal: options.signal,
-          stopRequested,
-        });
-        if (ended !== "stopped" && ended.status === "success") {
-          const hash = ended.sha256 === undefined ? "" : ` (SHA-256 ${ended.sha256})`;
-          rowLogger.info(`${name}: saved ${ended.pdf_file}${hash}`);
-        }
-      }
-      inProgress--;
-      options.rowDone?.(index);
-      if (ended === "stopped") {
-        outcome.stopped = true;
-        return;
-      }
-      if (ended.status === "success") outcome.successCount++;
-      else outcome.failureCount++;
-      recorded[index - 1] = options.record(row, ended, index);
-      onProgress?.(++done, rows.length, outcome.failureCount);
-      if (present === undefined && next < rows.length) await pauseAfter(options, index);
+      const released = Promise.withResolvers<"released">();
+      const ended = runRow(start, () => released.resolve("released"));
+      rowsStarted.push(ended);
+      if (await Promise.race([ended, released.promise]) === "stopped") return;
+      if (start.present === undefined && next < rows.length) await pauseAfter(options, start.index);
     }
   };
 
@@ -167,6 +191,7 @@ export async function runRows<Row, Result>(
   };
   try {
     await Promise.all(Array.from({ length: workers }, worker));
+    await Promise.all(rowsStarted);
   } finally {
     clearInterval(poll);
   }
