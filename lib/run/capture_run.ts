@@ -173,7 +173,10 @@ async function captureRows<Row, Result>(
         });
         const named = nameInTurn(checked);
         // The row's browser work is done: under --provenance the next row begins while the update is appended.
-        if (rowProvenance) release();
+        if (rowProvenance) {
+          reporting?.tryReleased(index);
+          release();
+        }
         await named;
         return rowProvenance?.saved() ?? { file: job.pdfName(row, index) };
       };
