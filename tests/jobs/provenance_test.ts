@@ -159,3 +159,47 @@ Deno.test("Job A with --provenance: the shipment and detail pages, and the repor
   assert.ok(search!.url.startsWith(sandbox.reportingUrl), search!.url);
   assert.ok([200, 302].includes(search!.status), String(search!.status));
 });
+
+/** The time of the first log line of `log` that matches `line`, in ms since the epoch (this host's clock). */
+function loggedAt(log: string, line: RegExp): number {
+  const stamp = log.split("\n").find((text) => line.test(text))?.slice(0, 23);
+  assert.ok(stamp, `no line ${line} in:\n${log}`);
+  return new Date(stamp).getTime();
+}
+
+Deno.test("Job B with --provenance: the next row begins while a PDF's update is appended, PDFs named in order", async () => {
+  await using sandbox = await startSandbox();
+  await using dir = await TestFolder.create();
+  // Row 1's report is long: tagged, its update takes hundreds of milliseconds, row 2's a few.
+  const csv = await dir.csv("p.csv", "container_number,invoice_no\nHISTORY0001,INV-1\nMSCU1234567,INV-2\n");
+  const run = await runJobProcess(
+    "port",
+    [csv, dir.out, "P1", ...portFlags(sandbox), "--provenance", "--tagged-pdf"],
+    { env: dir.env },
+  );
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const log = run.stdout;
+  const pdfs = ["001 INV-1 HISTORY0001.pdf", "002 INV-2 MSCU1234567.pdf"];
+  assert.deepEqual(await dir.pdfs(), pdfs);
+  // Row 2 began before row 1's PDF was saved; its lines still come after row 1's in the log.
+  const rowTwoBegan = loggedAt(log, /Row 2\/2 .*: processing$/);
+  assert.ok(rowTwoBegan < loggedAt(log, /Row 1\/2 .*: saved /), log);
+  assert.ok(
+    log.indexOf("Row 1/2 (container HISTORY0001, invoice INV-1): saved") < log.indexOf("Row 2/2"),
+    log,
+  );
+  // Each PDF took its name once complete, row 1's first.
+  const hashes = savedHashes(log);
+  for (const [i, pdf] of pdfs.entries()) {
+    const record = await provenanceOf(
+      `${dir.out}/${pdf}`,
+      hashes.get(pdf),
+      i === 0 ? "INV-1 HISTORY0001" : "INV-2 MSCU1234567",
+    );
+    assert.equal(record.options.taggedPdf, true);
+  }
+  const named = await Promise.all(
+    pdfs.map(async (pdf) => (await Deno.stat(`${dir.out}/${pdf}`)).ctime!.getTime()),
+  );
+  assert.ok(named[0]! <= named[1]!, `row 1's PDF named at ${named[0]}, row 2's at ${named[1]}`);
+});
