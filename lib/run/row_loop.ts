@@ -168,14 +168,15 @@ export async function runRows<Row, Result>(
     return ended;
   };
 
-  /** Every row started, to its end. */
-  const rowsStarted: Promise<unknown>[] = [];
+  /** The rows started and not yet ended (a row that threw stays, for its error to end the run). */
+  const running = new Set<Promise<unknown>>();
   /** Takes the next row in file order until none is left or the run stops. */
   const worker = async (): Promise<void> => {
     for (let start = await nextRow(); start !== undefined; start = await nextRow()) {
       const released = Promise.withResolvers<"released">();
       const ended = runRow(start, () => released.resolve("released"));
-      rowsStarted.push(ended);
+      running.add(ended);
+      ended.then(() => running.delete(ended), () => {});
       if (await Promise.race([ended, released.promise]) === "stopped") return;
       if (start.present === undefined && next < rows.length) await pauseAfter(options, start.index);
     }
@@ -191,7 +192,7 @@ export async function runRows<Row, Result>(
   };
   try {
     await Promise.all(Array.from({ length: workers }, worker));
-    await Promise.all(rowsStarted);
+    await Promise.all(running);
   } finally {
     clearInterval(poll);
   }

@@ -484,6 +484,20 @@ Deno.test("runRows", async (t) => {
       },
     );
 
+    await t.step("an unexpected error of a released row is not swallowed", async () => {
+      await fresh();
+      await assert.rejects(
+        runRows(options(rows("a", "b"), {
+          process: releasing(2, 2_000),
+          record: (row, outcome) => {
+            if (row.name === "a") throw new Error("cannot record a");
+            return { name: row.name, ...outcome };
+          },
+        })),
+        /cannot record a/,
+      );
+    });
+
     await t.step("no rows: nothing happens, not stopped even with a stop file", async () => {
       await fresh();
       await Deno.writeTextFile(stopFile, "");
