@@ -143,7 +143,7 @@ async function captureRows<Row, Result>(
     concurrency: config.concurrency,
     requestStop,
     rowDone: log.rowDone,
-    process: (row, index, logger, release) => {
+    process: (row, index, { logger, release }) => {
       const work = async (): Promise<SavedPdf> => {
         const { checked, rowProvenance } = await browsers.withTab(rowTabUse(logger, index), async (tab) => {
           const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);

@@ -32,12 +32,8 @@ export interface RowLoopOptions<Row, Result> {
   logger: JobLogger;
   /** "FCR X, invoice Y": how a row is named in the log. */
   describe(row: Row): string;
-  /**
-   * Does the row's work, logging to `logger`; returns the PDF it wrote. `index` is 1-based. A row whose
-   * browser work is done while its PDF is still being written may call `release`: the next row then begins
-   * (after `afterRow`) while this one ends, as with rows at once.
-   */
-  process(row: Row, index: number, logger: JobLogger, release: () => void): Promise<SavedPdf>;
+  /** Does the row's work; returns the PDF it wrote. `index` is 1-based. */
+  process(row: Row, index: number, context: RowWork): Promise<SavedPdf>;
   /** The job's result record for a row; `index` is 1-based. */
   record(row: Row, outcome: RowOutcome, index: number): Result;
   /** Runs after every row that was worked on, success or not, when rows are left (Job B's pause). */
@@ -57,6 +53,17 @@ export interface RowLoopOptions<Row, Result> {
   rowDone?(index: number): void;
   /** Told after every row; progress on a terminal's standard error by default. */
   onProgress?: ((done: number, total: number, failed: number) => void) | undefined;
+}
+
+/** What a row's work has from the loop. */
+export interface RowWork {
+  /** The row's logger: its lines stay in file order. */
+  logger: JobLogger;
+  /**
+   * Called by a row whose browser work is done while its PDF is still being written: the next row then
+   * begins (after `afterRow`) while this one ends, as with rows at once.
+   */
+  release(): void;
 }
 
 /** How the loop ended. */
@@ -143,7 +150,7 @@ export async function runRows<Row, Result>(
     } else {
       rowLogger.info(`${name}: processing`);
       ended = await tryRow({
-        work: () => options.process(row, index, rowLogger, letGo),
+        work: () => options.process(row, index, { logger: rowLogger, release: letGo }),
         logger: rowLogger,
         name,
         retry: options.retry,

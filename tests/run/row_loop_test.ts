@@ -352,7 +352,7 @@ Deno.test("runRows", async (t) => {
         const names = ["a", "bad-b", "c", "d", "e", "f", "g"];
         const outcome = await runRows(options(rows(...names), {
           concurrency: 3,
-          process: async (row, index, rowLogger) => {
+          process: async (row, index, { logger: rowLogger }) => {
             events.push(`start ${index}`);
             most = Math.max(most, ++running);
             rowLogger.info(`work of ${row.name}`);
@@ -423,7 +423,7 @@ Deno.test("runRows", async (t) => {
       const began = new Map<number, PromiseWithResolvers<void>>();
       const beginning = (index: number) =>
         began.get(index) ?? began.set(index, Promise.withResolvers()).get(index)!;
-      return async (row, index, _logger, release) => {
+      return async (row, index, { release }) => {
         events.push(`process ${index}`);
         beginning(index).resolve();
         release();
@@ -473,9 +473,9 @@ Deno.test("runRows", async (t) => {
         await fresh();
         const process = releasing(2, 100);
         const outcome = await runRows(options(rows("a", "b"), {
-          process: async (row, index, logger, release) => {
+          process: async (row, index, work) => {
             if (index === 1) await Deno.writeTextFile(stopFile, "");
-            return await process(row, index, logger, release);
+            return await process(row, index, work);
           },
         }));
         assert.equal(outcome.stopped, true);
