@@ -32,6 +32,15 @@ interface CriClient {
    */
   _nextCommandId?: number;
   _callbacks?: Record<number, unknown>;
+  /** Its `ws` WebSocket (0.34 keeps it here; ws 7.5 keeps the close code it received in `_closeCode`). */
+  _ws?: ClosingSocket;
+}
+
+/** What {@linkcode howClosed} reads of a `ws` WebSocket. */
+interface ClosingSocket {
+  _closeCode?: unknown;
+  _closeMessage?: unknown;
+  on(event: "error", listener: (error: unknown) => void): void;
 }
 
 /** A DevTools Protocol command's name, e.g. `"Page.printToPDF"`. */
@@ -100,11 +109,15 @@ export class CdpConnection {
     this.#stop = stop;
     stop?.addEventListener("abort", this.#stopped, { once: true });
     this.#gone.promise.catch(() => {});
-    const closed = options.closedReason ??
+    const closedWhy = options.closedReason ??
       "the browser closed its DevTools connection (it crashed or was killed)";
     exitReason?.then((reason) => this.markGone(reason));
+    // After the socket opened, `ws` tells an error only of what this end received (a broken frame).
+    let received: string | undefined;
+    client._ws?.on("error", (error) => received ??= errorText(error));
     client.on("disconnect", () => {
       if (this.#life.reason !== undefined) return;
+      const closed = `${closedWhy}; ${howClosed(client._ws, received)}`;
       // The socket usually closes a moment before the browser's exit is reported: wait for the reason.
       if (exitReason === undefined) this.markGone(closed);
       else {withDeadline(exitReason, 1_000, "").then((reason) =>
@@ -268,6 +281,26 @@ export class CdpConnection {
       await withDeadline(this.#client.close(), CLOSE_HANDSHAKE_MS, "Closing the DevTools connection");
     } catch { /* already closed, or the other end is not answering: nothing more to wait for */ }
   }
+}
+
+/**
+ * How the DevTools WebSocket closed, which tells who ended it: the other end with a close message (its code
+ * and reason), the connection dropped without one (1006: the browser, its host or a proxy on the way went
+ * away), or this end, finding what it received broken.
+ */
+function howClosed(socket: ClosingSocket | undefined, received: string | undefined): string {
+  if (received !== undefined) {
+    return `this end closed the WebSocket, finding what it received broken: ${received}`;
+  }
+  const code = socket?._closeCode;
+  if (typeof code !== "number") return "the WebSocket closed";
+  if (code === 1006) {
+    return "the WebSocket closed without a close message (code 1006): the connection dropped";
+  }
+  const reason = String(socket?._closeMessage ?? "");
+  return `the other end closed the WebSocket with code ${code}${
+    reason ? ` (${JSON.stringify(reason)})` : ""
+  }`;
 }
 
 /** Node's errors for a write to a socket that is closing or gone: the browser's end, not the call's. */

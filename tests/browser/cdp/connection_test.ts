@@ -1,6 +1,7 @@
 // The DevTools connection against a real Chromium killed under it.
 import assert from "node:assert/strict";
 import { Browser } from "../../../lib/browser/browser.ts";
+import { CdpConnection } from "../../../lib/browser/cdp/connection.ts";
 import { BrowserGoneError } from "../../../lib/errors.ts";
 import { browserOptions, browserPidOf, runFolderOfTab } from "../../helpers/browser_fixture.ts";
 import { killOurs } from "../../helpers/processes.ts";
@@ -34,4 +35,81 @@ Deno.test("a call sent while a killed browser's socket closes fails with why the
   assert.deepEqual(other, [], "every failed call says the browser is gone");
   assert.ok(errors.length > 0);
   for (const error of errors) assert.match(String(error), /killed by SIGKILL|closed its DevTools connection/);
+});
+
+/**
+ * A stand-in DevTools end that opens the WebSocket (a bare handshake over TCP) and then does `then` to it:
+ * how a pool's session can end, told apart by who ended it.
+ */
+function standIn(
+  then: (conn: Deno.Conn) => Promise<void>,
+): { url: string; served: Promise<void> } {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const served = (async () => {
+    const conn = await listener.accept();
+    listener.close();
+    const request = new Uint8Array(4096);
+    const read = await conn.read(request);
+    const key = /sec-websocket-key: *(\S+)/i.exec(new TextDecoder().decode(request.subarray(0, read ?? 0)))
+      ?.[1];
+    const digest = await crypto.subtle.digest(
+      "SHA-1",
+      new TextEncoder().encode(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`),
+    );
+    const accept = btoa(String.fromCharCode(...new Uint8Array(digest)));
+    await conn.write(new TextEncoder().encode(
+      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+        `Sec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    ));
+    // After the client has taken the upgrade: bytes in the same read as the answer are not the point here.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await then(conn);
+  })();
+  return { url: `ws://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/?token=t&timeout=43200000`, served };
+}
+
+Deno.test("a closed session says who closed its WebSocket: the other end, a dropped connection, or this end", async (t) => {
+  const closedReason = "the browser pool closed the session";
+  const cases: { name: string; then: (conn: Deno.Conn) => Promise<void>; told: RegExp }[] = [
+    {
+      name: "dropped without a close message (a host or a proxy went away)",
+      then: (conn) => Promise.resolve(conn.close()),
+      told:
+        /^the browser pool closed the session; the WebSocket closed without a close message \(code 1006\)/,
+    },
+    {
+      name: "a close message from the other end",
+      then: async (conn) => {
+        const reason = new TextEncoder().encode("going away");
+        await conn.write(new Uint8Array([0x88, 2 + reason.length, 0x03, 0xe9, ...reason]));
+        conn.close();
+      },
+      told:
+        /^the browser pool closed the session; the other end closed the WebSocket with code 1001 \("going away"\)$/,
+    },
+    {
+      name: "a broken frame, which this end closes the socket on",
+      then: async (conn) => {
+        await conn.write(new Uint8Array([0xf1, 0x00])); // reserved bits set
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        conn.close();
+      },
+      told:
+        /^the browser pool closed the session; this end closed the WebSocket, finding what it received broken: .*Invalid WebSocket frame/,
+    },
+  ];
+  for (const { name, then, told } of cases) {
+    await t.step(name, async () => {
+      const end = standIn(then);
+      const connection = await CdpConnection.connect(end.url, { timeoutMs: 5_000, closedReason });
+      await end.served;
+      // 5 s: a hang guard.
+      const until = Date.now() + 5_000;
+      while (connection.goneReason === undefined && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.match(connection.goneReason ?? "(not gone)", told);
+      await connection.close();
+    });
+  }
 });
