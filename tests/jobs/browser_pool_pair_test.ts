@@ -230,18 +230,19 @@ async function loseAMember(
     }
     assert.ok(!lostOutput.includes(TOKEN) && !keptOutput.includes(TOKEN), "the token is never logged");
   } catch (error) {
-    console.error(`At the kill:\n${atKill.join("\n")}`);
-    console.error(`HAProxy's output:\n${pair.haproxy.output()}`);
-    for (const [i, member] of pair.members.entries()) {
-      console.error(`b${i + 1}'s output:\n${member.output()}`);
-    }
-    // A job still running after a failed check is ended, so that it leaves nothing behind.
+    // A job still running after a failed check is ended, so that it leaves nothing behind (and HAProxy logs
+    // its sessions, which it does as they end).
     for (const child of children) {
       try {
         child.kill("SIGKILL");
       } catch { /* already exited */ }
     }
     await Promise.allSettled(runs);
+    console.error(`At the kill:\n${atKill.join("\n")}`);
+    console.error(`HAProxy's output:\n${pair.haproxy.output()}`);
+    for (const [i, member] of pair.members.entries()) {
+      console.error(`b${i + 1}'s output:\n${member.output()}`);
+    }
     throw error;
   } finally {
     for (const watcher of watchers) watcher.close();
