@@ -286,11 +286,12 @@ export class CdpConnection {
 /**
  * How the DevTools WebSocket closed, which tells who ended it: the other end with a close message (its code
  * and reason), the connection dropped without one (1006: the browser, its host or a proxy on the way went
- * away), or this end, finding what it received broken.
+ * away), or this end on what it could not read as a frame (browserless at a session's time limit writes an
+ * HTTP answer into the open WebSocket: docs/chromium_notes.md#browserless-ends-a-session-at-its-timeout).
  */
 function howClosed(socket: ClosingSocket | undefined, received: string | undefined): string {
   if (received !== undefined) {
-    return `this end closed the WebSocket, finding what it received broken: ${received}`;
+    return `this end closed the WebSocket on what it received: ${received}`;
   }
   const code = socket?._closeCode;
   if (typeof code !== "number") return "the WebSocket closed";

@@ -68,7 +68,7 @@ function standIn(
   return { url: `ws://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/?token=t&timeout=43200000`, served };
 }
 
-Deno.test("a closed session says who closed its WebSocket: the other end, a dropped connection, or this end", async (t) => {
+Deno.test("a closed session says how its WebSocket closed: a close message, a dropped connection, or what this end could not read", async (t) => {
   const closedReason = "the browser pool closed the session";
   const cases: { name: string; then: (conn: Deno.Conn) => Promise<void>; told: RegExp }[] = [
     {
@@ -88,14 +88,16 @@ Deno.test("a closed session says who closed its WebSocket: the other end, a drop
         /^the browser pool closed the session; the other end closed the WebSocket with code 1001 \("going away"\)$/,
     },
     {
-      name: "a broken frame, which this end closes the socket on",
+      name: "an HTTP answer written into the open WebSocket, as browserless ends a session at its time limit",
       then: async (conn) => {
-        await conn.write(new Uint8Array([0xf1, 0x00])); // reserved bits set
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await conn.write(new TextEncoder().encode(
+          "HTTP/1.1 408 Request Timeout\r\nContent-Type: text/plain; charset=UTF-8\r\n" +
+            "Connection: keep-alive\r\n\r\nRequest has timed out",
+        ));
         conn.close();
       },
       told:
-        /^the browser pool closed the session; this end closed the WebSocket, finding what it received broken: .*Invalid WebSocket frame/,
+        /^the browser pool closed the session; this end closed the WebSocket on what it received: .*Invalid WebSocket frame: RSV1 must be clear/,
     },
   ];
   for (const { name, then, told } of cases) {
