@@ -1,4 +1,5 @@
-// The DevTools connection against a real Chromium killed under it.
+// The DevTools connection: against a real Chromium killed under it, and against a stand-in end for the ways a
+// pool's session closes.
 import assert from "node:assert/strict";
 import { Browser } from "../../../lib/browser/browser.ts";
 import { CdpConnection } from "../../../lib/browser/cdp/connection.ts";
@@ -61,7 +62,7 @@ function standIn(
       "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
         `Sec-WebSocket-Accept: ${accept}\r\n\r\n`,
     ));
-    // After the client has taken the upgrade: bytes in the same read as the answer are not the point here.
+    // A moment after the answer: what comes with it is read before the connection listens for its errors.
     await new Promise((resolve) => setTimeout(resolve, 100));
     await then(conn);
   })();
