@@ -15,10 +15,11 @@ import { errorText, UsageError } from "../lib/errors.ts";
 import { parsePortCommand, type PortConfig } from "../lib/config/job_config.ts";
 import { type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { type RowContext, runCapture } from "../lib/run/capture_run.ts";
+import type { SavedPdf } from "../lib/run/row_loop.ts";
 import { pageRecord } from "../lib/run/row_provenance.ts";
 import { PORT_SERVICE } from "../lib/job_server/services.ts";
 import { pdfFileName, portLogFileName, resultsCsvFileName, tempHtmlFileName } from "../lib/file_names.ts";
-import { type CheckedPdf, printPdf } from "../lib/browser/pdf_output.ts";
+import { printPdfFile } from "../lib/browser/pdf_output.ts";
 import { PortReportClient } from "../lib/port/report_client.ts";
 import { portPrintParams } from "../lib/port/print_params.ts";
 import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
@@ -58,15 +59,13 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
   /** The row's values under the spec's field names. */
   const values = (row: PortRow) => ({ container_number: row.containerNumber, invoice_no: row.invoiceNumber });
 
-  /**
-   * One row, as the spec's Job B steps have it: the report fetched, saved, loaded and printed; the run gives
-   * the PDF its name.
-   */
+  /** One row, as the spec's Job B steps have it: the report fetched, saved, loaded and printed. */
   const capture = async (
     tab: Tab,
     row: PortRow,
     { index, logger, waits, provenance }: RowContext,
-  ): Promise<CheckedPdf> => {
+  ): Promise<SavedPdf> => {
+    const fileName = pdfName(row, index);
     const page = await report.fetch(row.containerNumber, context.signal);
     provenance?.request("POST", { ...page, url: report.formUrl });
     if (page.html.length < MIN_REPORT_LENGTH) {
@@ -104,15 +103,15 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
         number: { value: row.containerNumber, label: "container" },
         failOnText: config.failOnText,
       }, wallChecked);
-      const printed = await printPdf(tab, config.outputDir, {
-        fileName: pdfName(row, index),
+      await printPdfFile(tab, config.outputDir, {
+        fileName,
         params: printParams,
         timeoutMs: PRINT_TIMEOUT_MS,
         ...(check ? { check } : {}),
         // The page printed is the portal's answer, never the temporary file the browser read it from.
         ...(provenance ? { amend: provenance.atPrint([pageRecord(page)]) } : {}),
       });
-      return await printed.check();
+      return provenance?.saved() ?? { file: fileName };
     } finally {
       // A report file that cannot be removed is worth a warning, not the row: its PDF is written, and an
       // error from here would hide the one the row failed with.

@@ -13,10 +13,11 @@ import { pdfFileName, shipmentLogFileName } from "../lib/file_names.ts";
 import { parseShipmentCommand, type ShipmentConfig } from "../lib/config/job_config.ts";
 import { type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
 import { type RowContext, runCapture } from "../lib/run/capture_run.ts";
+import type { SavedPdf } from "../lib/run/row_loop.ts";
 import { type AnsweredDocument, pageRecord } from "../lib/run/row_provenance.ts";
 import type { PageRecord } from "../lib/provenance/capture_record.ts";
 import { SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
-import { type CheckedPdf, printPdf } from "../lib/browser/pdf_output.ts";
+import { printPdf } from "../lib/browser/pdf_output.ts";
 import { acceptCookieConsent } from "../lib/shipment/consent.ts";
 import { pointFrameAt } from "../lib/shipment/frame_repoint.ts";
 import { shipmentPrintParams } from "../lib/shipment/print_params.ts";
@@ -132,9 +133,10 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     }
   };
 
-  /** One row, as the spec's Job A steps 4 to 9 have it; the run gives the PDF its name. */
-  const capture = async (tab: Tab, row: ShipmentRow, rowContext: RowContext): Promise<CheckedPdf> => {
+  /** One row, as the spec's Job A steps 4 to 9 have it. */
+  const capture = async (tab: Tab, row: ShipmentRow, rowContext: RowContext): Promise<SavedPdf> => {
     const { index, logger, warn, waits, provenance } = rowContext;
+    const fileName = pdfName(row, index);
     const search = () =>
       resolveDetailId(config.reportingUrl, row.fcrNumber, {
         timeoutMs: timings.httpTimeoutMs,
@@ -185,7 +187,7 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
       failOnText: config.failOnText,
     });
     const printed = await printPdf(tab, config.outputDir, {
-      fileName: pdfName(row, index),
+      fileName,
       params: printParams,
       timeoutMs: PRINT_TIMEOUT_MS,
       ...(check ? { check } : {}),
@@ -194,9 +196,9 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     // The PDF is checked (under --verify or --fail-on-text) while the tab returns to the portal's root, after
     // the printed page's thumbnail under --report.
     const back = rowContext.thumbnail().then(() => returnToRoot(tab, rowContext));
-    const [checked] = await Promise.allSettled([printed.check(), back]);
-    if (checked.status === "rejected") throw checked.reason;
-    return checked.value;
+    const [saved] = await Promise.allSettled([printed.save(), back]);
+    if (saved.status === "rejected") throw saved.reason;
+    return provenance?.saved() ?? { file: fileName };
   };
 
   return runCapture<ShipmentRow, ShipmentResult>(config, context, {

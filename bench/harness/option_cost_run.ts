@@ -31,7 +31,7 @@ interface CostRound {
   on: RunOutcome;
   /**
    * Under `--provenance`, the run's own account of its updates (its "Provenance appended to N PDF(s), X ms
-   * each at the median" line): the median update, in ms, written while the next row begins.
+   * each at the median" line): the median update, in ms, the work the option adds to a row's path.
    */
   updateMs?: number;
 }
@@ -135,7 +135,7 @@ export function optionCostSection(result: OptionCostResult): string {
     ...(updates.length === 0 ? [] : [
       `The update itself, as each run with the option told it (the median of its PDFs): ${
         percent(median(updates))
-      } of a row at the median over the rounds, written while the next row begins.`,
+      } of a row at the median over the rounds, the work the option adds to a row's path.`,
     ]),
   ].join("\n");
 }

@@ -35,25 +35,17 @@ export interface PdfFileOptions {
 /** A PDF printed into its hidden partial file, not yet under its name (from {@linkcode printPdf}). */
 export interface PrintedPdf {
   /**
-   * Runs the check (if any) on the printed bytes; on failure removes the partial file and rethrows.
+   * Runs the check and the amendment (if any) and renames the PDF into place; on failure removes the partial
+   * file and rethrows.
    * The tab is no longer needed: it may load another page meanwhile.
    */
-  check(): Promise<CheckedPdf>;
-}
-
-/** A printed PDF that passed its check, ready to take its name. */
-export interface CheckedPdf {
-  /**
-   * Appends the amendment (if any) and renames the PDF into place; on failure removes the partial file and
-   * rethrows. Needs neither the tab nor the browser.
-   */
-  name(): Promise<void>;
+  save(): Promise<void>;
 }
 
 /**
  * Prints the tab into a hidden `.partial` file beside `<outputDir>/<fileName>`, streamed; the returned
- * {@linkcode PrintedPdf} checks it, and its {@linkcode CheckedPdf} gives it its name. On a failed print the
- * partial file is removed and the error is rethrown.
+ * {@linkcode PrintedPdf} checks it and gives it its name. On a failed print the partial file is removed and the
+ * error is rethrown.
  */
 export async function printPdf(
   tab: Tab,
@@ -62,50 +54,40 @@ export async function printPdf(
 ): Promise<PrintedPdf> {
   const finalPath = `${outputDir}/${fileName}`;
   const partialPath = `${outputDir}/${partialFileName(fileName, Deno.pid)}`;
-  /** Runs `step`; on failure removes the partial file and rethrows. */
-  const orRemove = async <T>(step: () => Promise<T>): Promise<T> => {
-    try {
-      return await step();
-    } catch (error) {
-      await Deno.remove(partialPath).catch(() => {});
-      throw error;
-    }
-  };
+  const removePartial = () => Deno.remove(partialPath).catch(() => {});
   const file = await Deno.open(partialPath, { write: true, create: true, truncate: true });
-  await orRemove(async () => {
-    try {
-      await tab.printToPdf(params, timeoutMs, async (chunk) => {
-        for (let written = 0; written < chunk.length;) written += await file.write(chunk.subarray(written));
-      });
-    } finally {
-      file.close();
-    }
-  });
+  try {
+    await tab.printToPdf(params, timeoutMs, async (chunk) => {
+      for (let written = 0; written < chunk.length;) written += await file.write(chunk.subarray(written));
+    });
+  } catch (error) {
+    file.close();
+    await removePartial();
+    throw error;
+  }
+  file.close();
   return {
-    check: () =>
-      orRemove(async () => {
-        const printed = check !== undefined || amend !== undefined
-          ? await Deno.readFile(partialPath)
-          : undefined;
-        if (printed !== undefined) await check?.(printed);
-        return {
-          name: () =>
-            orRemove(async () => {
-              if (amend !== undefined && printed !== undefined) {
-                await Deno.writeFile(partialPath, await amend(printed), { append: true });
-              }
-              await Deno.rename(partialPath, finalPath);
-            }),
-        };
-      }),
+    async save() {
+      try {
+        if (check !== undefined || amend !== undefined) {
+          const printed = await Deno.readFile(partialPath);
+          await check?.(printed);
+          if (amend !== undefined) await Deno.writeFile(partialPath, await amend(printed), { append: true });
+        }
+        await Deno.rename(partialPath, finalPath);
+      } catch (error) {
+        await removePartial();
+        throw error;
+      }
+    },
   };
 }
 
 /**
  * Prints the tab into `<outputDir>/<fileName>`: streamed to a hidden `.partial` file in the same folder,
- * amended (if asked) and renamed into place once `check` (if any) passed. On failure the partial file is
- * removed and the error is rethrown.
+ * amended (if asked) and renamed into place once `check` (if any) passed. On failure the partial file is removed and the error is
+ * rethrown.
  */
 export async function printPdfFile(tab: Tab, outputDir: string, options: PdfFileOptions): Promise<void> {
-  await (await (await printPdf(tab, outputDir, options)).check()).name();
+  await (await printPdf(tab, outputDir, options)).save();
 }

@@ -60,8 +60,6 @@ export class RunReport {
   readonly #start: number;
   #rows: ReportRow[] = [];
   #exitCode: number | undefined;
-  /** When each row's running try let the next row begin, where it did. */
-  readonly #released = new Map<number, number>();
 
   /**
    * A report of job `job` (its name) with id `jobId`, started now. `now` is the clock in ms (`performance.now`
@@ -85,21 +83,11 @@ export class RunReport {
     this.#row(index)?.tries.push({ start: this.#elapsed() });
   }
 
-  /**
-   * Row `index`'s running try let the next row begin while its PDF is named (under `--provenance`): its
-   * segment and the row end here, so that rows one at a time stay in one lane; {@linkcode tryEnded} and
-   * {@linkcode rowEnded} still give the result.
-   */
-  tryReleased(index: number): void {
-    const last = this.#row(index)?.tries.at(-1);
-    if (last !== undefined && last.end === undefined) this.#released.set(index, this.#elapsed());
-  }
-
   /** Row `index`'s running try ended with `result`. */
   tryEnded(index: number, result: TryResult): void {
     const last = this.#row(index)?.tries.at(-1);
     if (last === undefined || last.end !== undefined) return;
-    last.end = this.#released.get(index) ?? this.#elapsed();
+    last.end = this.#elapsed();
     last.result = result;
   }
 
@@ -108,11 +96,9 @@ export class RunReport {
     const row = this.#row(index);
     if (row === undefined) return;
     const { status, pdf_file, sha256, error } = end;
-    const at = this.#released.get(index) ?? this.#elapsed();
-    this.#released.delete(index);
     row.end = {
       status,
-      at,
+      at: this.#elapsed(),
       ...(pdf_file !== undefined ? { pdf_file } : {}),
       ...(sha256 !== undefined ? { sha256 } : {}),
       ...(error !== undefined ? { error } : {}),

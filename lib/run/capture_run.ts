@@ -8,7 +8,6 @@
  * @module
  */
 import { join } from "node:path";
-import type { CheckedPdf } from "../browser/pdf_output.ts";
 import type { Tab } from "../browser/tab/tab.ts";
 import type { CommonConfig } from "../config/job_config.ts";
 import { stopFileName } from "../file_names.ts";
@@ -41,8 +40,8 @@ export interface RowContext {
    */
   thumbnail: TakeThumbnail;
   /**
-   * Under `--provenance`, the try's provenance: the job records its own requests in it and gives its `atPrint`
-   * to the print. Undefined without the option.
+   * Under `--provenance`, the try's provenance: the job records its own requests in it, gives its `atPrint`
+   * to the print, and returns its `saved()`. Undefined without the option.
    */
   provenance?: RowProvenance;
 }
@@ -67,8 +66,8 @@ export interface CaptureJob<Row, Result> {
   provenance: { job: RecordedJob; row(row: Row): Omit<ProvenanceRow, "index" | "pdfFile"> };
   /** The job's own failures that another try may cure under `--retries`, besides those both jobs share. */
   mayPass?(error: unknown): boolean;
-  /** The job's work on one row in `tab`; returns the PDF it printed and checked, which the run names. */
-  capture(tab: Tab, row: Row, context: RowContext): Promise<CheckedPdf>;
+  /** The job's work on one row in `tab`; returns the PDF it wrote. */
+  capture(tab: Tab, row: Row, context: RowContext): Promise<SavedPdf>;
   /** Runs after each row worked on while rows are left (Job B's pause between rows). */
   afterRow?(): Promise<void>;
   /** Who the job is to the job server. */
@@ -118,16 +117,6 @@ async function captureRows<Row, Result>(
   if (typeof rows === "number") return rows;
   reporting?.rowsRead(rows.map(job.describe));
   const provenance = config.provenance ? new RunProvenance(config, job.provenance.job) : undefined;
-  /**
-   * PDFs take their names one after another, in the order their rows got there: file order one row at a
-   * time, also when a row's PDF is still being named as the next row begins.
-   */
-  let naming: Promise<unknown> = Promise.resolve();
-  const nameInTurn = (checked: CheckedPdf): Promise<void> => {
-    const named = naming.then(() => checked.name());
-    naming = named.catch(() => {});
-    return named;
-  };
 
   const outcome = await runRows<Row, Result>({
     ...batchOptions(config, job.pdfName, job.mayPass),
@@ -143,9 +132,9 @@ async function captureRows<Row, Result>(
     concurrency: config.concurrency,
     requestStop,
     rowDone: log.rowDone,
-    process: (row, index, { logger, release }) => {
-      const work = async (): Promise<SavedPdf> => {
-        const { checked, rowProvenance } = await browsers.withTab(rowTabUse(logger, index), async (tab) => {
+    process: (row, index, logger) => {
+      const work = () =>
+        browsers.withTab(rowTabUse(logger, index), async (tab) => {
           const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
           const waits = await rowWaits(tab, config.timings, { signal, warn });
           const thumbnail = reporting?.thumbnailOf(tab, index, warn) ?? NO_THUMBNAIL;
@@ -155,9 +144,9 @@ async function captureRows<Row, Result>(
             ...job.provenance.row(row),
           });
           const context = { index, logger, warn, waits, thumbnail };
-          let checked: CheckedPdf;
+          let saved: SavedPdf;
           try {
-            checked = await job.capture(
+            saved = await job.capture(
               tab,
               row,
               rowProvenance ? { ...context, provenance: rowProvenance } : context,
@@ -169,17 +158,8 @@ async function captureRows<Row, Result>(
           // The row is done: its thumbnail is taken while the next one begins, whose first use of the tab
           // waits for it (Tab.thumbnail).
           void thumbnail();
-          return { checked, rowProvenance };
+          return saved;
         });
-        const named = nameInTurn(checked);
-        // The row's browser work is done: under --provenance the next row begins while the update is appended.
-        if (rowProvenance) {
-          reporting?.tryReleased(index);
-          release();
-        }
-        await named;
-        return rowProvenance?.saved() ?? { file: job.pdfName(row, index) };
-      };
       return reporting === undefined ? work() : reporting.try(index, work);
     },
     ...(job.afterRow ? { afterRow: job.afterRow } : {}),

@@ -32,8 +32,8 @@ export interface RowLoopOptions<Row, Result> {
   logger: JobLogger;
   /** "FCR X, invoice Y": how a row is named in the log. */
   describe(row: Row): string;
-  /** Does the row's work; returns the PDF it wrote. `index` is 1-based. */
-  process(row: Row, index: number, context: RowWork): Promise<SavedPdf>;
+  /** Does the row's work, logging to `logger`; returns the PDF it wrote. `index` is 1-based. */
+  process(row: Row, index: number, logger: JobLogger): Promise<SavedPdf>;
   /** The job's result record for a row; `index` is 1-based. */
   record(row: Row, outcome: RowOutcome, index: number): Result;
   /** Runs after every row that was worked on, success or not, when rows are left (Job B's pause). */
@@ -53,17 +53,6 @@ export interface RowLoopOptions<Row, Result> {
   rowDone?(index: number): void;
   /** Told after every row; progress on a terminal's standard error by default. */
   onProgress?: ((done: number, total: number, failed: number) => void) | undefined;
-}
-
-/** What a row's work has from the loop. */
-export interface RowWork {
-  /** The row's logger: its lines stay in file order. */
-  logger: JobLogger;
-  /**
-   * Called by a row whose browser work is done while its PDF is still being written: the next row then
-   * begins (after `afterRow`) while this one ends, as with rows at once.
-   */
-  release(): void;
 }
 
 /** How the loop ended. */
@@ -128,64 +117,43 @@ export async function runRows<Row, Result>(
     return start;
   };
 
-  /**
-   * Works on one row to its end and records it; `release` is called when the row no longer holds its place
-   * among the rows at once: at its end, or earlier when the row releases it.
-   */
-  const runRow = async ({ index, present }: Start, release: () => void): Promise<RowOutcome | "stopped"> => {
-    let holding = true;
-    const letGo = () => {
-      if (!holding) return;
-      holding = false;
-      inProgress--;
-      release();
-    };
-    const row = rows[index - 1]!;
-    const rowLogger = logger.with({ row: index });
-    const name = `Row ${index}/${rows.length} (${options.describe(row)})`;
-    let ended: RowOutcome | "stopped";
-    if (present !== undefined) {
-      rowLogger.info(`${name}: already present as ${present}; not captured again`);
-      ended = { status: "success", pdf_file: present, timestamp: localTimestamp() };
-    } else {
-      rowLogger.info(`${name}: processing`);
-      ended = await tryRow({
-        work: () => options.process(row, index, { logger: rowLogger, release: letGo }),
-        logger: rowLogger,
-        name,
-        retry: options.retry,
-        signal: options.signal,
-        stopRequested,
-      });
-      if (ended !== "stopped" && ended.status === "success") {
-        const hash = ended.sha256 === undefined ? "" : ` (SHA-256 ${ended.sha256})`;
-        rowLogger.info(`${name}: saved ${ended.pdf_file}${hash}`);
-      }
-    }
-    letGo();
-    options.rowDone?.(index);
-    if (ended === "stopped") {
-      outcome.stopped = true;
-      return ended;
-    }
-    if (ended.status === "success") outcome.successCount++;
-    else outcome.failureCount++;
-    recorded[index - 1] = options.record(row, ended, index);
-    onProgress?.(++done, rows.length, outcome.failureCount);
-    return ended;
-  };
-
-  /** The rows started and not yet ended (a row that threw stays, for its error to end the run). */
-  const running = new Set<Promise<unknown>>();
   /** Takes the next row in file order until none is left or the run stops. */
   const worker = async (): Promise<void> => {
     for (let start = await nextRow(); start !== undefined; start = await nextRow()) {
-      const released = Promise.withResolvers<"released">();
-      const ended = runRow(start, () => released.resolve("released"));
-      running.add(ended);
-      ended.then(() => running.delete(ended), () => {});
-      if (await Promise.race([ended, released.promise]) === "stopped") return;
-      if (start.present === undefined && next < rows.length) await pauseAfter(options, start.index);
+      const { index, present } = start;
+      const row = rows[index - 1]!;
+      const rowLogger = logger.with({ row: index });
+      const name = `Row ${index}/${rows.length} (${options.describe(row)})`;
+      let ended: RowOutcome | "stopped";
+      if (present !== undefined) {
+        rowLogger.info(`${name}: already present as ${present}; not captured again`);
+        ended = { status: "success", pdf_file: present, timestamp: localTimestamp() };
+      } else {
+        rowLogger.info(`${name}: processing`);
+        ended = await tryRow({
+          work: () => options.process(row, index, rowLogger),
+          logger: rowLogger,
+          name,
+          retry: options.retry,
+          signal: options.signal,
+          stopRequested,
+        });
+        if (ended !== "stopped" && ended.status === "success") {
+          const hash = ended.sha256 === undefined ? "" : ` (SHA-256 ${ended.sha256})`;
+          rowLogger.info(`${name}: saved ${ended.pdf_file}${hash}`);
+        }
+      }
+      inProgress--;
+      options.rowDone?.(index);
+      if (ended === "stopped") {
+        outcome.stopped = true;
+        return;
+      }
+      if (ended.status === "success") outcome.successCount++;
+      else outcome.failureCount++;
+      recorded[index - 1] = options.record(row, ended, index);
+      onProgress?.(++done, rows.length, outcome.failureCount);
+      if (present === undefined && next < rows.length) await pauseAfter(options, index);
     }
   };
 
@@ -199,7 +167,6 @@ export async function runRows<Row, Result>(
   };
   try {
     await Promise.all(Array.from({ length: workers }, worker));
-    await Promise.all(running);
   } finally {
     clearInterval(poll);
   }

@@ -46,7 +46,7 @@ export function pageRecord({ url, status, headers }: AnsweredDocument): PageReco
 export class RunProvenance {
   readonly #config: CommonConfig;
   readonly #job: CaptureJob;
-  /** How long each row's update took, in ms: written while the next row begins. */
+  /** How long each row's update took, in ms: the work it adds to its row's path. */
   readonly #updateMs: number[] = [];
 
   constructor(config: CommonConfig, job: CaptureJob) {

@@ -81,11 +81,6 @@ export class RunReporting {
     }
   }
 
-  /** Row `index`'s running try let the next row begin while its PDF is named: its bar ends here. */
-  tryReleased(index: number): void {
-    this.#report.tryReleased(index);
-  }
-
   /** Row `index` ended with `outcome`; the file is rewritten when due. */
   rowEnded(index: number, outcome: RowOutcome): void {
     this.#report.rowEnded(index, outcome);

@@ -1,6 +1,6 @@
 /**
- * A run's account of the work an option adds to each row (`--report`'s thumbnails, `--provenance`'s updates),
- * in the few words its last lines give it.
+ * A run's account of the work an option adds to each row's path (`--report`'s thumbnails, `--provenance`'s
+ * updates), in the few words its last lines give it.
  *
  * @module
  */

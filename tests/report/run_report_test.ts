@@ -72,24 +72,3 @@ Deno.test("RunReport: a running report has no exit code and its open try stays o
   report.thumbnail(0, "x");
   assert.equal(report.data().rows.length, 1);
 });
-
-Deno.test("RunReport: a try that let the next row begin ends there, its row too, with the result told later", () => {
-  const { report, at } = reportOnClock();
-  report.setRows(["a", "b"]);
-  report.tryStarted(1);
-  at(300);
-  report.tryReleased(1);
-  at(302);
-  report.tryStarted(2);
-  at(305);
-  report.tryEnded(1, "success");
-  report.rowEnded(1, { status: "success", pdf_file: "001.pdf" });
-  at(600);
-  report.tryEnded(2, "success");
-  report.rowEnded(2, { status: "success", pdf_file: "002.pdf" });
-  const [one, two] = report.data().rows;
-  assert.deepEqual(one!.tries, [{ start: 0, end: 300, result: "success" }]);
-  assert.equal(one!.end?.at, 300);
-  assert.deepEqual(two!.tries, [{ start: 302, end: 600, result: "success" }]);
-  assert.equal(two!.end?.at, 600);
-});

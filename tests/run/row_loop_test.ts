@@ -352,7 +352,7 @@ Deno.test("runRows", async (t) => {
         const names = ["a", "bad-b", "c", "d", "e", "f", "g"];
         const outcome = await runRows(options(rows(...names), {
           concurrency: 3,
-          process: async (row, index, { logger: rowLogger }) => {
+          process: async (row, index, rowLogger) => {
             events.push(`start ${index}`);
             most = Math.max(most, ++running);
             rowLogger.info(`work of ${row.name}`);
@@ -413,89 +413,6 @@ Deno.test("runRows", async (t) => {
       assert.ok(controller.signal.aborted);
       assert.deepEqual(outcome.results.map((r) => r.name), ["a"]);
       assert.deepEqual(events, ["process 1", "process 2", "process 3"]);
-    });
-
-    /**
-     * A process whose row releases its place, then ends only once the next row began (or after `waitMs`
-     * without it; the last of `count` rows at once), failing for names starting with "bad".
-     */
-    const releasing = (count: number, waitMs: number): RowLoopOptions<Row, Result>["process"] => {
-      const began = new Map<number, PromiseWithResolvers<void>>();
-      const beginning = (index: number) =>
-        began.get(index) ?? began.set(index, Promise.withResolvers()).get(index)!;
-      return async (row, index, { release }) => {
-        events.push(`process ${index}`);
-        beginning(index).resolve();
-        release();
-        if (index === count) events.push(`${index}: last`);
-        else {
-          const next = beginning(index + 1).promise.then(() => "next began");
-          const timer = new AbortController();
-          const alone = sleep(waitMs, timer.signal).then(() => "alone", () => "next began");
-          events.push(`${index}: ${await Promise.race([next, alone])}`);
-          timer.abort();
-        }
-        if (row.name.startsWith("bad")) throw new Error(`cannot name ${row.name}`);
-        return { file: `${row.name}.pdf` };
-      };
-    };
-
-    await t.step(
-      "a row that releases its place: the next begins before it ends, after the pause",
-      async () => {
-        await fresh();
-        const finished: number[] = [];
-        const outcome = await runRows(options(rows("a", "bad-b", "c"), {
-          process: releasing(3, 2_000),
-          afterRow: (index) => Promise.resolve(void events.push(`after ${index}`)),
-          rowDone: (index) => finished.push(index),
-        }));
-        // The pause follows the release, and the next row begins before the released one ends.
-        const steps = events.filter((event) => /^(process|after) /.test(event));
-        assert.deepEqual(steps, ["process 1", "after 1", "process 2", "after 2", "process 3"]);
-        const ends = events.filter((event) => /^\d: /.test(event)).sort();
-        assert.deepEqual(ends, ["1: next began", "2: next began", "3: last"]);
-        // Each row still ends, and is recorded and counted as its own; results in file order.
-        assert.deepEqual(finished.sort(), [1, 2, 3]);
-        assert.deepEqual(outcome.results.map((r) => [r.name, r.status, r.pdf_file ?? r.error]), [
-          ["a", "success", "a.pdf"],
-          ["bad-b", "error", "cannot name bad-b"],
-          ["c", "success", "c.pdf"],
-        ]);
-        assert.equal(outcome.successCount, 2);
-        assert.equal(outcome.failureCount, 1);
-      },
-    );
-
-    await t.step(
-      "the stop file after a release: the released row ends and is recorded; none begins",
-      async () => {
-        await fresh();
-        const process = releasing(2, 100);
-        const outcome = await runRows(options(rows("a", "b"), {
-          process: async (row, index, work) => {
-            if (index === 1) await Deno.writeTextFile(stopFile, "");
-            return await process(row, index, work);
-          },
-        }));
-        assert.equal(outcome.stopped, true);
-        assert.deepEqual(outcome.results.map((r) => [r.name, r.status]), [["a", "success"]]);
-        assert.deepEqual(events, ["process 1", "1: alone"]);
-      },
-    );
-
-    await t.step("an unexpected error of a released row is not swallowed", async () => {
-      await fresh();
-      await assert.rejects(
-        runRows(options(rows("a", "b"), {
-          process: releasing(2, 2_000),
-          record: (row, outcome) => {
-            if (row.name === "a") throw new Error("cannot record a");
-            return { name: row.name, ...outcome };
-          },
-        })),
-        /cannot record a/,
-      );
     });
 
     await t.step("no rows: nothing happens, not stopped even with a stop file", async () => {
