@@ -3,10 +3,11 @@
  * opening in under 2 s in Chromium). Two parts:
  *
  * - **A row**: each job over the same ordinary rows at `--concurrency 1`, pause scale 0 unless given,
- *   without and with `--report`, in rounds whose order alternates; ms a row is the median over spans of 10 consecutive PDFs
- *   (the bench's cost measure, `RunMetrics.msPerRowSpan`), the cost the difference within a round, then its median over the rounds. On a busy
- *   host that difference is noisy; each run's own account of its thumbnails (the job's "Report written"
- *   line: the median and the longest) is the work they add to a row's path.
+ *   without and with `--report`, in rounds whose order alternates; ms a row is the median over spans of 10
+ *   consecutive PDFs (the bench's cost measure, `RunMetrics.msPerRowSpan`), the cost the difference within a
+ *   round, then its median over the rounds. On a busy host that difference is noisy; each run's own account
+ *   of its thumbnails (the job's "Report written" line: the median and the longest) is the work they add to a
+ *   row's path.
  * - **1,000 rows**: a report of 1,000 rows rendered by the project's own `reportHtml` from the thumbnails the
  *   runs above took (real pages of the sandbox, cycled), with 5 % failed rows and 3 % retried, written to disk;
  *   its size, and the time Chromium (the project's `Browser`) takes to open it from disk: to its `load` event,
