@@ -1,12 +1,12 @@
 /**
  * Runs one benchmarked process (a project job or the floor) and measures it from the outside, the same
  * way for both: wall time from spawn to exit, time from spawn to the first PDF appearing under its final
- * name (inotify via `Deno.watchFs`), and peak memory (see {@linkcode RssSampler}).
+ * name (inotify via `Deno.watchFs`), peak memory and the job's CPU time (see {@linkcode ProcessSampler}).
  *
  * @module
  */
 import { fileURLToPath } from "node:url";
-import { RssSampler, type SamplerReport } from "./rss_sampler.ts";
+import { ProcessSampler, type SamplerReport } from "./process_sampler.ts";
 
 /** The project's root folder (every process runs there, as the tasks do). */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -36,7 +36,8 @@ export interface ProcessMeasurement {
   firstPdfMs: number | undefined;
   /** Wall-clock time of the spawn (epoch ms), to relate file modification times to it. */
   spawnedAtEpochMs: number;
-  memory: SamplerReport;
+  /** Peak memory, and the Deno process's CPU time as it grew. */
+  sampled: SamplerReport;
 }
 
 /** Spawns `deno` with `spec.args` and measures it until it exits. */
@@ -53,7 +54,7 @@ export async function runMeasured(spec: ProcessSpec): Promise<ProcessMeasurement
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const sampler = RssSampler.start(child.pid, spec.marker);
+  const sampler = ProcessSampler.start(child.pid, spec.marker);
   let firstPdfMs: number | undefined;
   const watching = (async () => {
     for await (const event of watcher) {
@@ -67,7 +68,7 @@ export async function runMeasured(spec: ProcessSpec): Promise<ProcessMeasurement
   const stderr = new Response(child.stderr).text();
   const status = await child.status;
   const wallMs = performance.now() - start;
-  const memory = await sampler.stop();
+  const sampled = await sampler.stop();
   try {
     watcher.close();
   } catch { /* closed when it found the first PDF */ }
@@ -79,7 +80,7 @@ export async function runMeasured(spec: ProcessSpec): Promise<ProcessMeasurement
     wallMs,
     firstPdfMs,
     spawnedAtEpochMs,
-    memory,
+    sampled,
   };
 }
 

@@ -100,23 +100,27 @@ export function optionCostSection(result: OptionCostResult): string {
   const costs: number[] = [];
   /** Each valid round's update as the run told it, as a share of the row without the option. */
   const updates: number[] = [];
+  /** Each valid round's added job CPU a row, as a share of the row without the option. */
+  const addedCpu: number[] = [];
   const accounted = result.rounds.some((round) => round.updateMs !== undefined);
   const lines = result.rounds.map((round, i) => {
-    const off = round.off.metrics?.msPerRowSpan;
-    const on = round.on.metrics?.msPerRowSpan;
+    const off = round.off.metrics;
+    const on = round.on.metrics;
     if (off === undefined || on === undefined) {
       const problems = [...round.off.problems, ...round.on.problems].join("; ");
-      return [String(i + 1), "invalid", problems, "", "", ...(accounted ? [""] : [])];
+      return [String(i + 1), "invalid", problems, "", "", "", ...(accounted ? [""] : [])];
     }
-    costs.push(on / off - 1);
-    if (round.updateMs !== undefined) updates.push(round.updateMs / off);
+    costs.push(on.msPerRowSpan / off.msPerRowSpan - 1);
+    addedCpu.push((on.jobCpuMsPerRow - off.jobCpuMsPerRow) / off.msPerRowSpan);
+    if (round.updateMs !== undefined) updates.push(round.updateMs / off.msPerRowSpan);
     const update = accounted ? [round.updateMs === undefined ? "?" : round.updateMs.toFixed(1)] : [];
     return [
       String(i + 1),
-      off.toFixed(1),
-      on.toFixed(1),
-      (on - off).toFixed(1),
-      percent(on / off - 1),
+      off.msPerRowSpan.toFixed(1),
+      on.msPerRowSpan.toFixed(1),
+      (on.msPerRowSpan - off.msPerRowSpan).toFixed(1),
+      percent(on.msPerRowSpan / off.msPerRowSpan - 1),
+      `${off.jobCpuMsPerRow.toFixed(1)} / ${on.jobCpuMsPerRow.toFixed(1)}`,
       ...update,
     ];
   });
@@ -124,7 +128,14 @@ export function optionCostSection(result: OptionCostResult): string {
   const verdict = Number.isNaN(cost)
     ? "no valid round"
     : `${percent(cost)} (target ≤ ${percent(COST_TARGET)}: ${cost <= COST_TARGET ? "met" : "**missed**"})`;
-  const header = ["round", "without, ms/row", `with ${result.option}, ms/row`, "difference, ms", "cost"];
+  const header = [
+    "round",
+    "without, ms/row",
+    `with ${result.option}, ms/row`,
+    "difference, ms",
+    "cost",
+    "the job's CPU, ms/row, without / with",
+  ];
   return [
     `### ${name}: what ${result.option} costs a row, ${result.rows} rows, --concurrency 1, pause scale ${result.pauseScale}`,
     "",
@@ -132,6 +143,11 @@ export function optionCostSection(result: OptionCostResult): string {
     "",
     `Median cost over the rounds: ${verdict}. Ms per row: the median over the spans of ${SPAN_ROWS} consecutive PDFs, per row ` +
     "(a single gap is a whole number of the file clock's ticks).",
+    ...(addedCpu.length === 0 ? [] : [
+      `The CPU time the option adds to the job's own process, between its first and last PDF: ${
+        percent(median(addedCpu))
+      } of a row at the median over the rounds (Chromium's share of a row, and its spread between runs, left out).`,
+    ]),
     ...(updates.length === 0 ? [] : [
       `The update itself, as each run with the option told it (the median of its PDFs): ${
         percent(median(updates))

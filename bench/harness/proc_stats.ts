@@ -1,5 +1,5 @@
 /**
- * Memory figures read from Linux's /proc: one process's resident set (now and peak), and the summed
+ * Figures read from Linux's /proc: one process's CPU time, its resident set (now and peak), and the summed
  * resident set of every process whose command line names a marker (a run's private TMPDIR, which
  * every Chromium process of that run carries in `--user-data-dir`).
  *
@@ -30,6 +30,27 @@ export function processMemory(pid: number): ProcessMemory | undefined {
   // A zombie (exited, not yet reaped) has no memory lines: treat it as gone.
   if (rss === 0) return undefined;
   return { rss, hwm: kib("VmHWM") * 1024 };
+}
+
+/** Clock ticks a second in /proc's process times: Linux's USER_HZ, 100 on every common build. */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * The CPU time `pid` has used so far, user and system over all its threads, in ms (to the 10 ms of a clock
+ * tick), or undefined once it is gone.
+ */
+export function processCpuMs(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  } catch {
+    return undefined;
+  }
+  // The fields are counted after the command name, which is in parentheses and may hold spaces: the state
+  // (field 3) comes first, then utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks * 1_000 / TICKS_PER_SECOND : undefined;
 }
 
 /**

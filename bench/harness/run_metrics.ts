@@ -38,6 +38,11 @@ export interface RunMetrics {
   chromiumPeakRss: number;
   chromiumMaxProcesses: number;
   pdfBytes: number;
+  /**
+   * The job process's own CPU time a row (all its threads) between its first and its last PDF, in ms: what
+   * an option adds to the job's work, read without the noise of Chromium's share of the row.
+   */
+  jobCpuMsPerRow: number;
   /** Every row's gap, for trend checks. */
   rowGapsMs: number[];
 }
@@ -71,10 +76,28 @@ export async function runMetrics(
     msPerRowSpan: msPerRowSpan(mtimes),
     msPerRowWall: rows > 1 ? (measurement.wallMs - firstPdfMs) / (rows - 1) : NaN,
     closeMs: measurement.wallMs - lastPdfMs,
-    denoPeakRss: measurement.memory.denoPeakRss,
-    chromiumPeakRss: measurement.memory.chromiumPeakRss,
-    chromiumMaxProcesses: measurement.memory.chromiumMaxProcesses,
+    denoPeakRss: measurement.sampled.denoPeakRss,
+    chromiumPeakRss: measurement.sampled.chromiumPeakRss,
+    chromiumMaxProcesses: measurement.sampled.chromiumMaxProcesses,
     pdfBytes: validation.totalBytes,
+    jobCpuMsPerRow: rows > 1
+      ? (valueAt(measurement.sampled.denoCpu, mtimes[rows - 1]!) -
+        valueAt(measurement.sampled.denoCpu, mtimes[0]!)) /
+        (rows - 1)
+      : NaN,
     rowGapsMs: gaps,
   };
+}
+
+/**
+ * The value at time `t` of a quantity sampled as `[time, value]` pairs in time order, linear between the
+ * samples around `t`; the first or last value outside them, NaN without samples.
+ */
+export function valueAt(samples: readonly (readonly [number, number])[], t: number): number {
+  const after = samples.findIndex(([time]) => time >= t);
+  if (after === -1) return samples.at(-1)?.[1] ?? NaN;
+  const [t1, v1] = samples[after]!;
+  if (after === 0 || t1 === t) return v1;
+  const [t0, v0] = samples[after - 1]!;
+  return v0 + (v1 - v0) * (t - t0) / (t1 - t0);
 }
