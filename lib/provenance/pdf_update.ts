@@ -1,9 +1,16 @@
 /**
  * Provenance appended to a printed PDF as an incremental update (`--provenance`): the bytes the browser
  * printed stay the file's exact start, and the update after them sets the document information and attaches
- * `capture.json`. Chromium writes a classic cross-reference table and no trailer `/ID`; `@cantoo/pdf-lib`, loaded
- * for incremental update, appends changed and new objects with a classic table whose trailer chains `/Prev` to
- * Chromium's. The library is loaded on first use, so a run without `--provenance` never pays for it.
+ * `capture.json`. Chromium writes a classic cross-reference table and no trailer `/ID`; `@cantoo/pdf-lib` writes
+ * the changed and new objects with a classic table whose trailer chains `/Prev` to Chromium's. The library is
+ * loaded on first use, so a run without `--provenance` never pays for it.
+ *
+ * A Chromium print's catalog has no `/Names` or `/AF`, so the update builds the attachment's objects itself
+ * (the record uncompressed) and names the two objects it changes, the Info dictionary and the catalog: the
+ * library's own change tracking would scan the whole document for each dictionary entry set, and its `attach`
+ * compresses a record of about 2 KB, together about 40 % of the update's CPU time
+ * (bench/runs/2026-11-27-provenance-job-cpu.md). A PDF whose catalog has either entry gets the library's
+ * general path, which merges them.
  *
  * @module
  */
@@ -62,6 +69,88 @@ export async function appendProvenance(
     schema: PROVENANCE_SCHEMA,
     printed: printedDigest(printed),
   });
+  const json = new TextEncoder().encode(JSON.stringify(record, null, 2) + "\n");
+  const pdfLib = await import("@cantoo/pdf-lib");
+  const { PDFDocument, PDFName, PDFRef } = pdfLib;
+  // Loaded as a plain document the library tracks no change: the snapshot below says what is saved.
+  const document = await PDFDocument.load(printed, { updateMetadata: false });
+  if (document.catalog.has(PDFName.of("Names")) || document.catalog.has(PDFName.of("AF"))) {
+    return { pdf: await appendTracked(printed, provenance, json), printed: record.printed };
+  }
+  const { context } = document;
+  // Objects the cross-reference table lists as free keep their numbers out of the new objects' way.
+  const size = context.trailerInfo.Size;
+  if (size !== undefined) {
+    context.largestObjectNumber = Math.max(context.largestObjectNumber, size.asNumber() - 1);
+  }
+  const snapshot = document.takeSnapshot();
+  setInfo(document, provenance);
+  attachRecord(pdfLib, document, json, provenance.creationDate);
+  const changed = [context.trailerInfo.Info, context.trailerInfo.Root];
+  snapshot.markRefsForSave(changed.filter((ref) => ref instanceof PDFRef));
+  const update = await document.saveIncremental(snapshot, { useObjectStreams: false });
+  const pdf = new Uint8Array(printed.length + update.length);
+  pdf.set(printed);
+  pdf.set(update, printed.length);
+  return { pdf, printed: record.printed };
+}
+
+type PdfLib = typeof import("@cantoo/pdf-lib");
+type PdfDocument = import("@cantoo/pdf-lib").PDFDocument;
+
+/** Sets the document information the update carries; Chromium's `Producer` and `ModDate` stay. */
+function setInfo(document: PdfDocument, provenance: Provenance): void {
+  document.setTitle(provenance.title);
+  document.setSubject(provenance.subject);
+  document.setKeywords([provenance.keywords]);
+  document.setCreator(provenance.creator);
+  document.setCreationDate(provenance.creationDate);
+}
+
+const RECORD_DESCRIPTION = "where and when this PDF was captured";
+
+/**
+ * Attaches `json` as `capture.json` to a document whose catalog has no `/Names` and no `/AF`, with the objects
+ * the library's `attach` makes, its stream uncompressed: the embedded file, its file specification, the
+ * catalog's `/Names` tree and its `/AF` array.
+ */
+function attachRecord(
+  { PDFHexString, PDFName, PDFString }: PdfLib,
+  document: PdfDocument,
+  json: Uint8Array,
+  created: Date,
+): void {
+  const { context } = document;
+  const date = PDFString.fromDate(created);
+  const file = context.register(context.stream(json, {
+    Type: "EmbeddedFile",
+    Subtype: "application/json",
+    Params: { Size: json.length, CreationDate: date, ModDate: date },
+  }));
+  const specification = context.register(context.obj({
+    Type: "Filespec",
+    F: PDFString.of(CAPTURE_JSON),
+    UF: PDFHexString.fromText(CAPTURE_JSON),
+    EF: { F: file },
+    Desc: PDFHexString.fromText(RECORD_DESCRIPTION),
+    AFRelationship: "Data",
+  }));
+  document.catalog.set(
+    PDFName.of("Names"),
+    context.obj({ EmbeddedFiles: { Names: [PDFHexString.fromText(CAPTURE_JSON), specification] } }),
+  );
+  document.catalog.set(PDFName.of("AF"), context.obj([specification]));
+}
+
+/**
+ * The library's general path, for a PDF whose catalog already has `/Names` or `/AF`: loaded for incremental
+ * update, it tracks every change itself and merges the attachment into them.
+ */
+async function appendTracked(
+  printed: Uint8Array,
+  provenance: Provenance,
+  json: Uint8Array,
+): Promise<Uint8Array> {
   const { AFRelationship, PDFDocument } = await import("@cantoo/pdf-lib");
   // The library keeps the buffer it is given as the start of what it saves: hand it a copy, so the caller's
   // bytes stay theirs.
@@ -69,14 +158,10 @@ export async function appendProvenance(
     forIncrementalUpdate: true,
     updateMetadata: false,
   });
-  document.setTitle(provenance.title);
-  document.setSubject(provenance.subject);
-  document.setKeywords([provenance.keywords]);
-  document.setCreator(provenance.creator);
-  document.setCreationDate(provenance.creationDate);
-  await document.attach(new TextEncoder().encode(JSON.stringify(record, null, 2) + "\n"), CAPTURE_JSON, {
+  setInfo(document, provenance);
+  await document.attach(json, CAPTURE_JSON, {
     mimeType: "application/json",
-    description: "where and when this PDF was captured",
+    description: RECORD_DESCRIPTION,
     creationDate: provenance.creationDate,
     modificationDate: provenance.creationDate,
     afRelationship: AFRelationship.Data,
@@ -85,7 +170,7 @@ export async function appendProvenance(
   if (!startsWith(updated, printed)) {
     throw new Error("Cannot append provenance: the update did not keep the printed bytes as its start");
   }
-  return { pdf: updated, printed: record.printed };
+  return updated;
 }
 
 /** Whether `bytes` starts with `prefix`. */

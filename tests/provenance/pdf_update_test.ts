@@ -64,6 +64,22 @@ Deno.test("appendProvenance on Chromium's own prints", async (t) => {
       assert.deepEqual(digest, printedDigest(printed), "the digest appendProvenance returns");
     });
 
+    await t.step(
+      `${name}: appended again, the update merges into the attachments already there`,
+      async () => {
+        // The first update gave the catalog /Names and /AF: the second takes the library's general path.
+        const again = await appendProvenance(updated, provenance);
+        assert.deepEqual(again.pdf.subarray(0, updated.length), updated);
+        const twice = `${out}/${name} twice.pdf`;
+        await Deno.writeFile(twice, again.pdf);
+        assert.match(
+          await poppler("pdfdetach", ["-list", twice]),
+          /^2 embedded files\n1: capture\.json\n2: capture\.json\n$/,
+        );
+        assert.match(await poppler("pdfinfo", [twice]), /^Title:\s+INV-1 MSCU1234567$/m);
+      },
+    );
+
     await t.step(`${name}: checkProvenance finds it intact`, async () => {
       const verdict = await checkProvenance(updated);
       assert.equal(verdict.status, "intact");
