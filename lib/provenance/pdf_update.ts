@@ -8,7 +8,7 @@
  * A Chromium print's catalog has no `/Names` or `/AF`, so the update builds the attachment's objects itself
  * (the record uncompressed) and names the two objects it changes, the Info dictionary and the catalog: the
  * library's own change tracking would scan the whole document for each dictionary entry set, and its `attach`
- * compresses a record of about 2 KB, together about 40 % of the update's CPU time
+ * compresses a record of about 1 KB: together about a third of the update's CPU time
  * (bench/runs/2026-11-27-provenance-job-cpu.md). A PDF whose catalog has either entry gets the library's
  * general path, which merges them.
  *
