@@ -17,14 +17,19 @@ export interface ProcessMemory {
 const PAGE_BYTES = 4096;
 const decoder = new TextDecoder();
 
-/** `VmRSS` and `VmHWM` of `pid`, or undefined once the process is gone. */
-export function processMemory(pid: number): ProcessMemory | undefined {
-  let status: string;
+/** The text of `/proc/<pid>/<file>`, or undefined once the process is gone. */
+function readProc(pid: number, file: string): string | undefined {
   try {
-    status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    return Deno.readTextFileSync(`/proc/${pid}/${file}`);
   } catch {
     return undefined;
   }
+}
+
+/** `VmRSS` and `VmHWM` of `pid`, or undefined once the process is gone. */
+export function processMemory(pid: number): ProcessMemory | undefined {
+  const status = readProc(pid, "status");
+  if (status === undefined) return undefined;
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
   const rss = kib("VmRSS") * 1024;
   // A zombie (exited, not yet reaped) has no memory lines: treat it as gone.
@@ -40,12 +45,8 @@ const TICKS_PER_SECOND = 100;
  * tick), or undefined once it is gone.
  */
 export function processCpuMs(pid: number): number | undefined {
-  let stat: string;
-  try {
-    stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  } catch {
-    return undefined;
-  }
+  const stat = readProc(pid, "stat");
+  if (stat === undefined) return undefined;
   // The fields are counted after the command name, which is in parentheses and may hold spaces: the state
   // (field 3) comes first, then utime and stime are fields 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

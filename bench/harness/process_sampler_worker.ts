@@ -1,6 +1,6 @@
 /**
- * Worker side of {@linkcode ProcessSampler}: samples memory and CPU time every `intervalMs` on its own thread, so the
- * /proc reads never delay the sandbox servers that share the benchmark's main thread.
+ * Worker side of {@linkcode ProcessSampler}: samples memory and CPU time every `intervalMs` on its own
+ * thread, so the /proc reads never delay the sandbox servers that share the benchmark's main thread.
  *
  * @module
  */

@@ -85,8 +85,8 @@ export async function printPdf(
 
 /**
  * Prints the tab into `<outputDir>/<fileName>`: streamed to a hidden `.partial` file in the same folder,
- * amended (if asked) and renamed into place once `check` (if any) passed. On failure the partial file is removed and the error is
- * rethrown.
+ * amended (if asked) and renamed into place once `check` (if any) passed. On failure the partial file is
+ * removed and the error is rethrown.
  */
 export async function printPdfFile(tab: Tab, outputDir: string, options: PdfFileOptions): Promise<void> {
   await (await printPdf(tab, outputDir, options)).save();

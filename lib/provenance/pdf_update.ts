@@ -1,9 +1,9 @@
 /**
  * Provenance appended to a printed PDF as an incremental update (`--provenance`): the bytes the browser
  * printed stay the file's exact start, and the update after them sets the document information and attaches
- * `capture.json`. Chromium writes a classic cross-reference table and no trailer `/ID`; `@cantoo/pdf-lib` writes
- * the changed and new objects with a classic table whose trailer chains `/Prev` to Chromium's. The library is
- * loaded on first use, so a run without `--provenance` never pays for it.
+ * `capture.json`. Chromium writes a classic cross-reference table and no trailer `/ID`; `@cantoo/pdf-lib`
+ * writes the changed and new objects with a classic table whose trailer chains `/Prev` to Chromium's. The
+ * library is loaded on first use, so a run without `--provenance` never pays for it.
  *
  * A Chromium print's catalog has no `/Names` or `/AF`, so the update builds the attachment's objects itself
  * (the record uncompressed) and names the two objects it changes, the Info dictionary and the catalog: the
