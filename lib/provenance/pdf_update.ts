@@ -5,12 +5,13 @@
  * writes the changed and new objects with a classic table whose trailer chains `/Prev` to Chromium's. The
  * library is loaded on first use, so a run without `--provenance` never pays for it.
  *
- * A Chromium print's catalog has no `/Names` or `/AF`, so the update builds the attachment's objects itself
- * (the record uncompressed) and names the two objects it changes, the Info dictionary and the catalog: the
- * library's own change tracking would scan the whole document for each dictionary entry set, and its `attach`
- * compresses a record of about 1 KB: together about a third of the update's CPU time
- * (bench/runs/2026-11-27-provenance-job-cpu.md). A PDF whose catalog has either entry gets the library's
- * general path, which merges them.
+ * A Chromium print (one revision, a classic table, a catalog without `/Names` or `/AF`) takes the short path:
+ * only its trailer, catalog and Info dictionary are parsed (`readLastRevision`), the attachment's objects are
+ * built as the library's `attach` builds them (the record uncompressed), and the library's writer saves the two
+ * changed objects and the new ones. Loading the whole document, the library's change tracking and its `attach`
+ * took most of the update's CPU time (bench/runs/2026-11-27-provenance-job-cpu.md,
+ * bench/runs/2026-11-27-provenance-last-revision.md). Any other PDF gets the library's general path, which loads
+ * it whole and merges into what is there.
  *
  * @module
  */
@@ -22,6 +23,7 @@ import {
   PROVENANCE_SCHEMA,
   toCaptureRecord,
 } from "./capture_record.ts";
+import { readLastRevision } from "./last_revision.ts";
 
 /** What {@linkcode appendProvenance} writes into a PDF. */
 export interface Provenance {
@@ -71,24 +73,27 @@ export async function appendProvenance(
   });
   const json = new TextEncoder().encode(JSON.stringify(record, null, 2) + "\n");
   const pdfLib = await import("@cantoo/pdf-lib");
-  const { PDFDocument, PDFName, PDFRef } = pdfLib;
-  // Loaded as a plain document the library tracks no change: the snapshot below says what is saved.
-  const document = await PDFDocument.load(printed, { updateMetadata: false });
-  if (document.catalog.has(PDFName.of("Names")) || document.catalog.has(PDFName.of("AF"))) {
+  const { IncrementalDocumentSnapshot, PDFName, PDFWriter } = pdfLib;
+  const revision = readLastRevision(pdfLib, printed);
+  if (
+    revision === undefined || revision.catalog.has(PDFName.of("Names")) ||
+    revision.catalog.has(PDFName.of("AF"))
+  ) {
     return { pdf: await appendTracked(printed, provenance, json), printed: record.printed };
   }
-  const { context } = document;
-  // Objects the cross-reference table lists as free keep their numbers out of the new objects' way.
-  const size = context.trailerInfo.Size;
-  if (size !== undefined) {
-    context.largestObjectNumber = Math.max(context.largestObjectNumber, size.asNumber() - 1);
-  }
-  const snapshot = document.takeSnapshot();
-  setInfo(document, provenance);
-  attachRecord(pdfLib, document, json, provenance.creationDate);
-  const changed = [context.trailerInfo.Info, context.trailerInfo.Root];
-  snapshot.markRefsForSave(changed.filter((ref) => ref instanceof PDFRef));
-  const update = await document.saveIncremental(snapshot, { useObjectStreams: false });
+  const { context, catalog, infoDict } = revision;
+  setInfo(pdfLib, infoDict, provenance);
+  attachRecord(pdfLib, context, catalog, json, provenance.creationDate);
+  // What is saved: the two objects changed, and every object numbered from the old /Size on (the new ones).
+  const changed = new Set([revision.root.objectNumber, revision.info.objectNumber]);
+  const snapshot = new IncrementalDocumentSnapshot(
+    revision.size - 1,
+    changed,
+    printed.length,
+    revision.startXref,
+    context,
+  );
+  const update = await PDFWriter.forContextWithSnapshot(context, Infinity, snapshot).serializeToBuffer();
   const pdf = new Uint8Array(printed.length + update.length);
   pdf.set(printed);
   pdf.set(update, printed.length);
@@ -96,15 +101,15 @@ export async function appendProvenance(
 }
 
 type PdfLib = typeof import("@cantoo/pdf-lib");
-type PdfDocument = import("@cantoo/pdf-lib").PDFDocument;
+type PdfDict = import("@cantoo/pdf-lib").PDFDict;
 
-/** Sets the document information the update carries; Chromium's `Producer` and `ModDate` stay. */
-function setInfo(document: PdfDocument, provenance: Provenance): void {
-  document.setTitle(provenance.title);
-  document.setSubject(provenance.subject);
-  document.setKeywords([provenance.keywords]);
-  document.setCreator(provenance.creator);
-  document.setCreationDate(provenance.creationDate);
+/** Sets the document information the update carries in `info`; Chromium's `Producer` and `ModDate` stay. */
+function setInfo({ PDFHexString, PDFName, PDFString }: PdfLib, info: PdfDict, provenance: Provenance): void {
+  info.set(PDFName.of("Title"), PDFHexString.fromText(provenance.title));
+  info.set(PDFName.of("Subject"), PDFHexString.fromText(provenance.subject));
+  info.set(PDFName.of("Keywords"), PDFHexString.fromText(provenance.keywords));
+  info.set(PDFName.of("Creator"), PDFHexString.fromText(provenance.creator));
+  info.set(PDFName.of("CreationDate"), PDFString.fromDate(provenance.creationDate));
 }
 
 const RECORD_DESCRIPTION = "where and when this PDF was captured";
@@ -116,11 +121,11 @@ const RECORD_DESCRIPTION = "where and when this PDF was captured";
  */
 function attachRecord(
   { PDFHexString, PDFName, PDFString }: PdfLib,
-  document: PdfDocument,
+  context: import("@cantoo/pdf-lib").PDFContext,
+  catalog: PdfDict,
   json: Uint8Array,
   created: Date,
 ): void {
-  const { context } = document;
   const date = PDFString.fromDate(created);
   const file = context.register(context.stream(json, {
     Type: "EmbeddedFile",
@@ -135,11 +140,11 @@ function attachRecord(
     Desc: PDFHexString.fromText(RECORD_DESCRIPTION),
     AFRelationship: "Data",
   }));
-  document.catalog.set(
+  catalog.set(
     PDFName.of("Names"),
     context.obj({ EmbeddedFiles: { Names: [PDFHexString.fromText(CAPTURE_JSON), specification] } }),
   );
-  document.catalog.set(PDFName.of("AF"), context.obj([specification]));
+  catalog.set(PDFName.of("AF"), context.obj([specification]));
 }
 
 /**
@@ -151,14 +156,17 @@ async function appendTracked(
   provenance: Provenance,
   json: Uint8Array,
 ): Promise<Uint8Array> {
-  const { AFRelationship, PDFDocument } = await import("@cantoo/pdf-lib");
+  const pdfLib = await import("@cantoo/pdf-lib");
+  const { AFRelationship, PDFDict, PDFDocument } = pdfLib;
   // The library keeps the buffer it is given as the start of what it saves: hand it a copy, so the caller's
   // bytes stay theirs.
   const document = await PDFDocument.load(printed.slice(), {
     forIncrementalUpdate: true,
     updateMetadata: false,
   });
-  setInfo(document, provenance);
+  // The library's setter gives a PDF without an Info dictionary one, tracked; the rest is set on it.
+  document.setTitle(provenance.title);
+  setInfo(pdfLib, document.context.lookup(document.context.trailerInfo.Info, PDFDict), provenance);
   await document.attach(json, CAPTURE_JSON, {
     mimeType: "application/json",
     description: RECORD_DESCRIPTION,

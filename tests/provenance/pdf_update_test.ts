@@ -7,7 +7,10 @@ import { CaptureRecordError, PROVENANCE_SCHEMA } from "../../lib/provenance/capt
 import { appendProvenance, printedDigest } from "../../lib/provenance/pdf_update.ts";
 import { checkProvenance, readCaptureJson, scanCaptureJson } from "../../lib/provenance/pdf_provenance.ts";
 import { failure, TabFixture } from "../helpers/browser_fixture.ts";
+import { lastTable } from "./classic_pdf.ts";
 import { poppler, printPage, provenanceFor, REPORT_PAGE } from "./printed_fixture.ts";
+
+const latin1 = new TextDecoder("latin1");
 
 Deno.test("appendProvenance on Chromium's own prints", async (t) => {
   await using fixture = await TabFixture.start();
@@ -36,6 +39,18 @@ Deno.test("appendProvenance on Chromium's own prints", async (t) => {
         (await poppler("pdfinfo", [path])).match(/^Pages:\s+(\d+)/m)?.[1],
         (await poppler("pdfinfo", [printedPath])).match(/^Pages:\s+(\d+)/m)?.[1],
       );
+    });
+
+    await t.step(`${name}: the update's table points at each of its objects and chains to Chromium's`, () => {
+      // Poppler finds objects by searching near a wrong offset: only reading the table shows it right.
+      const text = latin1.decode(updated);
+      const { offsets } = lastTable(updated);
+      assert.equal(offsets.size, 4, "Info, the catalog, the embedded file and its specification");
+      for (const [number, offset] of offsets) {
+        assert.ok(offset >= printed.length, `object ${number} is in the update`);
+        assert.match(text.slice(offset, offset + 16), new RegExp(`^${number} 0 obj\\s`), `object ${number}`);
+      }
+      assert.match(text.slice(printed.length), new RegExp(`/Prev ${lastTable(printed).startXref}\\s`));
     });
 
     await t.step(
