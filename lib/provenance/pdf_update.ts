@@ -79,7 +79,7 @@ export async function appendProvenance(
     revision === undefined || revision.catalog.has(PDFName.of("Names")) ||
     revision.catalog.has(PDFName.of("AF"))
   ) {
-    return { pdf: await appendTracked(printed, provenance, json), printed: record.printed };
+    return { pdf: await appendTracked(pdfLib, printed, provenance, json), printed: record.printed };
   }
   const { context, catalog, infoDict } = revision;
   setInfo(pdfLib, infoDict, provenance);
@@ -102,6 +102,7 @@ export async function appendProvenance(
 
 type PdfLib = typeof import("@cantoo/pdf-lib");
 type PdfDict = import("@cantoo/pdf-lib").PDFDict;
+type PdfContext = import("@cantoo/pdf-lib").PDFContext;
 
 /** Sets the document information the update carries in `info`; Chromium's `Producer` and `ModDate` stay. */
 function setInfo({ PDFHexString, PDFName, PDFString }: PdfLib, info: PdfDict, provenance: Provenance): void {
@@ -121,7 +122,7 @@ const RECORD_DESCRIPTION = "where and when this PDF was captured";
  */
 function attachRecord(
   { PDFHexString, PDFName, PDFString }: PdfLib,
-  context: import("@cantoo/pdf-lib").PDFContext,
+  context: PdfContext,
   catalog: PdfDict,
   json: Uint8Array,
   created: Date,
@@ -148,15 +149,16 @@ function attachRecord(
 }
 
 /**
- * The library's general path, for a PDF whose catalog already has `/Names` or `/AF`: loaded for incremental
- * update, it tracks every change itself and merges the attachment into them.
+ * The library's general path, for any PDF the short path does not read (an earlier update, a cross-reference
+ * stream, a catalog that already has `/Names` or `/AF`): loaded whole for incremental update, the document
+ * tracks every change itself and the attachment merges into what is there.
  */
 async function appendTracked(
+  pdfLib: PdfLib,
   printed: Uint8Array,
   provenance: Provenance,
   json: Uint8Array,
 ): Promise<Uint8Array> {
-  const pdfLib = await import("@cantoo/pdf-lib");
   const { AFRelationship, PDFDict, PDFDocument } = pdfLib;
   // The library keeps the buffer it is given as the start of what it saves: hand it a copy, so the caller's
   // bytes stay theirs.
