@@ -34,7 +34,8 @@ export async function readCaptureJson(pdf: Uint8Array): Promise<string | undefin
   const { PDFDocument } = await import("@cantoo/pdf-lib");
   // The library may take the buffer over: hand it a copy.
   const document = await PDFDocument.load(pdf.slice(), { updateMetadata: false });
-  const attachment = document.getAttachments().find(({ name }) => name === CAPTURE_JSON);
+  // An update appended after another adds its record after the older one's.
+  const attachment = document.getAttachments().findLast(({ name }) => name === CAPTURE_JSON);
   return attachment === undefined ? undefined : new TextDecoder().decode(attachment.data);
 }
 

@@ -92,6 +92,10 @@ Deno.test("appendProvenance on Chromium's own prints", async (t) => {
           /^2 embedded files\n1: capture\.json\n2: capture\.json\n$/,
         );
         assert.match(await poppler("pdfinfo", [twice]), /^Title:\s+INV-1 MSCU1234567$/m);
+        // The newest record is the one read back and checked: its printed bytes are the first update's whole file.
+        const verdict = await checkProvenance(again.pdf);
+        assert.equal(verdict.status, "intact");
+        assert.equal(verdict.status === "intact" && verdict.record.printed.bytes, updated.length);
       },
     );
 
