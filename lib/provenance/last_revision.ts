@@ -7,9 +7,11 @@
  *
  * @module
  */
+import type * as PdfLibModule from "@cantoo/pdf-lib";
 import type { PDFContext, PDFDict, PDFRef } from "@cantoo/pdf-lib";
 
-type PdfLib = typeof import("@cantoo/pdf-lib");
+/** The library, as its loader (`appendProvenance`) hands it over: this module never loads it itself. */
+type PdfLib = typeof PdfLibModule;
 
 /** The last revision of a PDF, as far as an update of its catalog and document information needs it. */
 export interface LastRevision {
