@@ -4,12 +4,18 @@
  */
 import assert from "node:assert/strict";
 import { type Sandbox, startSandbox, STYLESHEET_MARKER } from "../../fixtures/sandbox.ts";
+import { HOLDING_MARKERS, phasesReached } from "../../fixtures/sandbox/holding_pages.ts";
+import { TestServer } from "../../fixtures/sandbox/http_server.ts";
+import { CONTAINER_LOCATION_PATH } from "../../lib/port/report_client.ts";
+import { AMPLE_MS, AMPLE_S } from "../helpers/host_speed.ts";
 import { pdfText, runJobProcess, TestFolder, waitUntil } from "../helpers/job_process.ts";
 import { browserProcessesLeft, browserProcessesUnder } from "../helpers/processes.ts";
 import { portFlags } from "../helpers/site_flags.ts";
 
-// Waits for a job's log line (20 s) are hang guards: a job reaches its first rows 2–4 s after it starts,
-// longer on a loaded host, never 20 s.
+// Time bounds: a wait for a job's log line or for a page the sandbox holds is AMPLE_MS, a hang guard (a job
+// reaches its first rows 2–4 s after it starts, longer on a loaded host). Where the test stops a job mid-run,
+// a row whose report the sandbox holds keeps the job there, so the stop comes before the rows run out on any
+// host.
 
 const FAST = ["--pause-scale=0"];
 
@@ -114,40 +120,70 @@ Deno.test("Job B captures every row in order, uploads the results CSV and the lo
 });
 
 Deno.test("Job B records failing rows (HTTP 500, short body, timeout) and goes on", async () => {
-  // The slow row answers after 4 s, four times the 1 s HTTP limit, so it always times out; the other rows'
-  // local answers take a few ms, so a loaded host cannot push them past 1 s. The slow row comes first: a
-  // process's first request also sets up its HTTP client (about 10 ms here, and more than 1 s once on a host
-  // at a load of 20–26, where the HTTP 500 row, then first, timed out instead).
-  await using sandbox = await startSandbox({ slowMs: 4_000 });
+  // Two runs side by side, since no one HTTP limit tells a prompt answer from a late one on every host (a 1 s
+  // limit once timed out the HTTP 500 row at a load of 20–26): the answered rows under a limit only a hang
+  // runs out, and the timeout row alone against a portal that holds its answer until the test ends, under a
+  // 1 s limit it always runs out.
+  await using sandbox = await startSandbox();
+  await using silentPortal = TestServer.start().hang(`/pcs${CONTAINER_LOCATION_PATH}`);
   await using dir = await TestFolder.create();
-  const csv = await dir.csv(
+  const answered = await dir.csv(
     "c.csv",
-    "container_number,invoice_no\nC-SLOW-1,I1\nA-ERR500-2,I2\nB-SHORT-3,I3\nMSCU0000004,I4\n",
+    "container_number,invoice_no\nA-ERR500-1,I1\nB-SHORT-2,I2\nMSCU0000003,I3\n",
   );
-  const run = await runJobProcess("port", portArgs(sandbox, csv, dir.out, "J2", "--http-timeout=1"), {
-    env: dir.env,
-  });
+  const unanswered = await dir.csv("t.csv", "container_number,invoice_no\nC-SILENT-1,I1\n");
+  const [run, timedOut] = await Promise.all([
+    runJobProcess("port", portArgs(sandbox, answered, dir.out, "J2", `--http-timeout=${AMPLE_S}`), {
+      env: dir.env,
+    }),
+    runJobProcess("port", [
+      unanswered,
+      `${dir.path}/t`,
+      "J2T",
+      sandbox.apiBaseUrl,
+      "user-7",
+      "2.5",
+      ...portFlags(sandbox, { "port-url": silentPortal.url("/pcs"), "http-timeout": "1" }),
+    ], { env: dir.env }),
+  ]);
+  const resultsOf = (jobId: string) =>
+    sandbox.requests.jobServer.find((r) => r.jobId === jobId && r.files?.logFile?.name.endsWith(".csv"))!
+      .files!.logFile!.text.trimEnd().split("\n").slice(1);
+  const completionOf = (jobId: string) =>
+    sandbox.requests.jobServer.find((r) => r.jobId === jobId && r.path.endsWith("/complete"))?.json;
+
   assert.equal(run.code, 0, run.stderr);
-  assert.deepEqual(await dir.pdfs(), ["004 I4 MSCU0000004.pdf"]);
-  const results = sandbox.requests.jobServer[0]!.files!.logFile!.text.trimEnd().split("\n").slice(1);
-  assert.equal(results.length, 4);
-  assert.match(results[0]!, /^C-SLOW-1,I1,error,the port portal did not answer within 1 s/);
-  assert.match(results[1]!, /^A-ERR500-2,I2,error,the port portal answered HTTP 500/);
+  assert.deepEqual(await dir.pdfs(), ["003 I3 MSCU0000003.pdf"]);
+  const results = resultsOf("J2");
+  assert.equal(results.length, 3);
+  assert.match(results[0]!, /^A-ERR500-1,I1,error,the port portal answered HTTP 500/);
   assert.match(
-    results[2]!,
-    /^B-SHORT-3,I3,error,the port portal answered only \d+ characters \(at least 100 expected\)/,
+    results[1]!,
+    /^B-SHORT-2,I2,error,the port portal answered only \d+ characters \(at least 100 expected\)/,
   );
-  assert.match(results[3]!, /^MSCU0000004,I4,success,,/);
+  assert.match(results[2]!, /^MSCU0000003,I3,success,,/);
   assert.match(
     run.stdout,
-    /Row 2\/4 \(container A-ERR500-2, invoice I2\): failed: the port portal answered HTTP 500/,
+    /Row 1\/3 \(container A-ERR500-1, invoice I1\): failed: the port portal answered HTTP 500/,
   );
-  assert.deepEqual(sandbox.requests.jobServer.at(-1)?.json, {
+  assert.deepEqual(completionOf("J2"), {
     success: true,
     resultFiles: ["/srv/jobs/J2/port_tracking_results_J2.csv"],
     outputFiles: [],
     outputDirectory: dir.out,
     successfulCount: 1,
+  });
+
+  assert.equal(timedOut.code, 0, timedOut.stderr);
+  const late = resultsOf("J2T");
+  assert.equal(late.length, 1);
+  assert.match(late[0]!, /^C-SILENT-1,I1,error,the port portal did not answer within 1 s/);
+  assert.deepEqual(completionOf("J2T"), {
+    success: true,
+    resultFiles: ["/srv/jobs/J2T/port_tracking_results_J2T.csv"],
+    outputFiles: [],
+    outputDirectory: `${dir.path}/t`,
+    successfulCount: 0,
   });
   assert.deepEqual(await dir.tmpEntries(), []);
 });
@@ -267,8 +303,12 @@ Deno.test("Job B exit codes and the job-server rules", async (t) => {
 Deno.test("Job B stops with exit 130 on the stop file or a signal, closes the browser, uploads nothing", async (t) => {
   await using sandbox = await startSandbox();
   await using dir = await TestFolder.create();
+  // Row 2's report holds its load (its script is a request the sandbox answers when `holdUntil` says), so
+  // that a job stopped after row 1 is still in the middle of its 40 rows, however quick the host.
   const rows = Array.from({ length: 40 }, (_, i) => `MSCU${String(i).padStart(7, "0")},INV-${i}`);
+  rows[1] = `MSCU-${HOLDING_MARKERS.load}-1,INV-1`;
   const csv = await dir.csv("many.csv", ["container_number,invoice_no", ...rows].join("\n"));
+  const heldLoads = () => phasesReached(sandbox.requests.port).filter((phase) => phase === "load").length;
 
   await t.step("stop file present before the first row", async () => {
     const out = `${dir.path}/stop-before`;
@@ -282,30 +322,42 @@ Deno.test("Job B stops with exit 130 on the stop file or a signal, closes the br
 
   await t.step("stop file created mid-run", async () => {
     const out = `${dir.path}/stop-mid`;
-    const run = await runJobProcess("port", portArgs(sandbox, csv, out, "S2", "--pause-scale=0.05"), {
+    // Row 2's load waits for the stop file, so the job sees it before row 3 whatever the host's speed.
+    const stopFileThere = Promise.withResolvers<void>();
+    sandbox.holdUntil = () => stopFileThere.promise;
+    const loadsBefore = heldLoads();
+    const run = await runJobProcess("port", portArgs(sandbox, csv, out, "S2", `--wait-timeout=${AMPLE_S}`), {
       env: dir.env,
-      whileRunning: async (_child, stdout) => {
-        await waitUntil(() => /Row 2\/40 .*saved/.test(stdout()), 20_000, "row 2");
+      whileRunning: async () => {
+        await waitUntil(() => heldLoads() > loadsBefore, AMPLE_MS, "row 2's load");
         await Deno.writeTextFile(`${out}/stop_S2.txt`, "");
+        stopFileThere.resolve();
       },
     });
+    delete sandbox.holdUntil;
     assert.equal(run.code, 130);
     const pdfs = (await Array.fromAsync(Deno.readDir(out))).filter((e) => e.name.endsWith(".pdf")).length;
-    assert.ok(pdfs >= 2 && pdfs < 40, `${pdfs} PDFs`);
-    assert.match(run.stdout, /Stop requested before row \d+ of 40; stopping\./);
+    assert.equal(pdfs, 2, `${pdfs} PDFs`);
+    assert.match(run.stdout, /Stop requested before row 3 of 40; stopping\./);
     assert.equal(sandbox.requests.jobServer.length, 0);
   });
 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     await t.step(`${signal} mid-run`, async () => {
       const out = `${dir.path}/${signal}`;
+      // Row 2's load is held until the step ends: the signal comes during row 1's pause or row 2's load.
+      const stepOver = Promise.withResolvers<void>();
+      sandbox.holdUntil = () => stepOver.promise;
       const run = await runJobProcess("port", portArgs(sandbox, csv, out, "S3", "--pause-scale=0.2"), {
         env: dir.env,
         whileRunning: async (child, stdout) => {
-          await waitUntil(() => /Row 1\/40 .*saved/.test(stdout()), 20_000, "row 1");
+          await waitUntil(() => /Row 1\/40 .*saved/.test(stdout()), AMPLE_MS, "row 1");
           assert.ok((await browserProcessesUnder(dir.tmp)).length > 0, "the browser runs");
           child.kill(signal);
         },
+      }).finally(() => {
+        stepOver.resolve();
+        delete sandbox.holdUntil;
       });
       assert.equal(run.code, 130, run.stdout);
       assert.equal(sandbox.requests.jobServer.length, 0);
