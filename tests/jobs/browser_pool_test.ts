@@ -1,12 +1,16 @@
 /**
  * Both jobs against a real browser pool: browserless 2.42.0 (pinned; installed on first use, see
  * fixtures/browserless/install.ts) on this machine's Chromium, one browser at a time (CONCURRENT=1) and a
- * pool session limit (TIMEOUT) shorter than Job A's run. The jobs run as subprocesses with
+ * pool session limit (TIMEOUT) that the jobs' own `timeout=` overrides. The jobs run as subprocesses with
  * `--browser-url ws://127.0.0.1:PORT/?token=…`, against the sandbox.
  *
- * Time bounds: Job A's rows each wait for a frame added 1.5 s after load, so its run outlasts the pool's
- * 4 s TIMEOUT whatever the host's load; waits for a job's state (60 s) are hang guards. A stop must end a job
- * within 5 s, as in stop_test.ts (measured here: well under 1 s).
+ * Time bounds: none that the host must beat. Job A's last row is held in its print until Job B, queued
+ * behind it, has logged that it waits (after 5 s there), so A's session outlasts the pool's 4 s TIMEOUT and
+ * B waits long enough for its notice on any host. The session the pool ends mid-run asks for a limit of
+ * AMPLE_MS, which the pool's start of its browser reaches only when it hangs, and its row is held in its
+ * print until the pool has ended it: that step takes a minute, waiting. A stop while queued must end a job
+ * while another client still holds the pool's one browser, which it would otherwise wait for. Waits for a
+ * job's state (AMPLE_MS) are hang guards.
  */
 import assert from "node:assert/strict";
 import { checkProvenance } from "../../lib/provenance/pdf_provenance.ts";
@@ -20,14 +24,19 @@ import {
   TestFolder,
   waitUntil,
 } from "../helpers/job_process.ts";
+import { AMPLE_MS, AMPLE_S } from "../helpers/host_speed.ts";
 import { browserProcessesLeft, isAlive } from "../helpers/processes.ts";
 import { isJpeg, thumbnails } from "../helpers/report_cards.ts";
 import { portFlags, shipmentFlags } from "../helpers/site_flags.ts";
 
 const TOKEN = "pool-token-8c1f";
-/** The pool's own session limit: shorter than Job A's run (≥ 6 rows × 1.5 s). */
+/** The pool's own session limit: shorter than Job A's session, held until Job B has waited 5 s for it. */
 const POOL_TIMEOUT_MS = 4_000;
-const HANG_GUARD_MS = 60_000;
+/**
+ * The limit `timeout=` asks for where the pool is to end a session mid-run: the pool counts its start of the
+ * session's browser in it (over 6 s on a loaded host), so only a start that hangs may reach it.
+ */
+const SESSION_LIMIT_MS = AMPLE_MS;
 
 const words = (text: string) => text.replace(/\s+/g, " ");
 const outputOf = (run: JobRun) => run.stdout + run.stderr;
@@ -46,9 +55,12 @@ Deno.test("a browserless pool shared by both jobs: queue, session limits, a stop
     await t.step("a session the pool ends mid-run: the job says why and goes on in a new one", async () => {
       await sessionEndedMidRun(sandbox, pool);
     });
-    await t.step("SIGTERM and the stop file end a job waiting in the queue at once (exit 130)", async () => {
-      await stopWhileQueued(sandbox, pool);
-    });
+    await t.step(
+      "SIGTERM and the stop file end a job waiting in the queue, the browser still held (exit 130)",
+      async () => {
+        await stopWhileQueued(sandbox, pool);
+      },
+    );
     await t.step("a wrong token: exit 1 at start, saying what to do, the token never shown", async () => {
       await using dir = await TestFolder.create();
       const { csv } = await rowsIn(dir, CONTAINERS, ["MSCU4000001"], "W");
@@ -68,7 +80,7 @@ Deno.test("a browserless pool shared by both jobs: queue, session limits, a stop
     await pool.close();
   }
   assert.equal(isAlive(pool.pid), false, "the pool's server is gone");
-  assert.deepEqual(await browserProcessesLeft(pool.marker), [], "no browser of the pool is left");
+  assert.deepEqual(await browserProcessesLeft(pool.marker, AMPLE_MS), [], "no browser of the pool is left");
 });
 
 /** A CSV in `dir` of `values` with invoices `<prefix>-1`, `<prefix>-2` …, and the PDF names a run writes. */
@@ -89,37 +101,69 @@ function runOnPool(
   return runJobProcess(job, [csv, out, jobId, ...flags, `--browser-url=${browserUrl}`], options);
 }
 
+/**
+ * Resolves once the job's output matches `pattern`, or once it has exited without (its run's checks then say
+ * why); only a hang reaches `ms`.
+ */
+async function untilLogged(
+  child: Deno.ChildProcess,
+  output: () => string,
+  pattern: RegExp,
+  ms: number,
+  what: string,
+): Promise<void> {
+  let exited = false;
+  child.status.finally(() => exited = true);
+  await waitUntil(() => exited || pattern.test(output()), ms, what);
+}
+
 async function bothJobsAtOnce(sandbox: Sandbox, pool: BrowserlessPool): Promise<void> {
   await using dirA = await TestFolder.create();
   await using dirB = await TestFolder.create();
-  const fcrs = Array.from({ length: 6 }, (_, i) => `CPH-LATEFRAME-${i + 1}`);
+  // Job A's last row holds its print, and with it the pool's one browser, until Job B says it waits for it.
+  const fcrs = [...Array.from({ length: 5 }, (_, i) => `CPH-${i + 1}`), "CPH-HOLDPRINT-6"];
   const rowsA = await rowsIn(dirA, "FCR Number,Invoice No", fcrs, "INV");
   const containers = ["MSCU1000001", "MSCU1000002", "MSCU1000003"];
   const rowsB = await rowsIn(dirB, CONTAINERS, containers, "B");
-
-  // Job B starts once Job A holds the pool's one browser (its first row is under way), so B is the one queued.
-  const aHasTheBrowser = Promise.withResolvers<void>();
-  const runA = runOnPool("shipment", [rowsA.csv, dirA.out, "PA"], shipmentFlags(sandbox), pool.wsUrl, {
-    env: dirA.env,
-    whileRunning: async (_child, output) => {
-      await waitUntil(() => output().includes("Row 1/6"), HANG_GUARD_MS, "Job A's first row");
-      aHasTheBrowser.resolve();
-    },
-  });
-  await Promise.race([aHasTheBrowser.promise, runA]);
+  const bWaits = Promise.withResolvers<void>();
+  sandbox.holdUntil = () => bWaits.promise;
+  let a: JobRun, b: JobRun;
   // Job B also under --provenance and --report: the pool's browser tells its version and takes the
   // thumbnails over the same connection.
   const report = `${dirB.path}/report.html`;
-  const runB = runOnPool(
-    "port",
-    [rowsB.csv, dirB.out, "PB"],
-    [...portFlags(sandbox), "--provenance", "--report", report],
-    pool.wsUrl,
-    {
-      env: dirB.env,
-    },
-  );
-  const [a, b] = await Promise.all([runA, runB]);
+  try {
+    // Job B starts once Job A holds the pool's one browser (its first row is under way), so B is the one queued.
+    const aHasTheBrowser = Promise.withResolvers<void>();
+    const aFlags = shipmentFlags(sandbox, { "wait-timeout": String(AMPLE_S) });
+    const runA = runOnPool("shipment", [rowsA.csv, dirA.out, "PA"], aFlags, pool.wsUrl, {
+      env: dirA.env,
+      whileRunning: async (_child, output) => {
+        await waitUntil(() => output().includes("Row 1/6"), AMPLE_MS, "Job A's first row");
+        aHasTheBrowser.resolve();
+      },
+    });
+    await Promise.race([aHasTheBrowser.promise, runA]);
+    const runB = runOnPool(
+      "port",
+      [rowsB.csv, dirB.out, "PB"],
+      [...portFlags(sandbox), "--provenance", "--report", report],
+      pool.wsUrl,
+      {
+        env: dirB.env,
+        whileRunning: async (child, output) => {
+          try {
+            await untilLogged(child, output, /Waiting in the browser pool's queue/, AMPLE_MS, "Job B queued");
+          } finally {
+            bWaits.resolve();
+          }
+        },
+      },
+    );
+    [a, b] = await Promise.all([runA, runB]);
+  } finally {
+    bWaits.resolve();
+    delete sandbox.holdUntil;
+  }
 
   assert.equal(a.code, 0, outputOf(a));
   assert.equal(b.code, 0, outputOf(b));
@@ -162,24 +206,67 @@ async function bothJobsAtOnce(sandbox: Sandbox, pool: BrowserlessPool): Promise<
 
 async function sessionEndedMidRun(sandbox: Sandbox, pool: BrowserlessPool): Promise<void> {
   await using dir = await TestFolder.create();
-  const rows = await rowsIn(dir, CONTAINERS, Array.from({ length: 6 }, (_, i) => `TGHU200000${i + 1}`), "C");
-  // Sessions of 6 s (a loaded host takes up to 4 s to start a session's browser) against a run of 6 rows of
-  // at least 1.5 s each (a 0.5 s pause before each print, 1 s between rows): the pool ends a session at least
-  // once before the last row; a row it cuts is tried again in a new session.
-  const flags = [...portFlags(sandbox, { "pause-scale": "0.5" }), "--retries=3"];
-  const run = await runOnPool("port", [rows.csv, dir.out, "PC"], flags, `${pool.wsUrl}&timeout=6000`, {
-    env: dir.env,
-  });
+  // Row 2 holds its print until the pool has ended the session: the run spans the limit whatever the host's
+  // speed. Its next try, in a new session, prints at once, and row 3 follows there.
+  const containers = ["TGHU2000001", "TGHU2000002-HOLDPRINT", "TGHU2000003"];
+  const rows = await rowsIn(dir, CONTAINERS, containers, "C");
+  const ended = Promise.withResolvers<void>();
+  sandbox.holdUntil = () => ended.promise;
+  let run: JobRun;
+  try {
+    run = await runOnPool(
+      "port",
+      [rows.csv, dir.out, "PC"],
+      [...portFlags(sandbox), "--retries=1"],
+      `${pool.wsUrl}&timeout=${SESSION_LIMIT_MS}`,
+      {
+        env: dir.env,
+        whileRunning: async (child, output) => {
+          try {
+            await untilLogged(
+              child,
+              output,
+              /closed the session/,
+              SESSION_LIMIT_MS + AMPLE_MS,
+              "the pool to end the session",
+            );
+          } finally {
+            ended.resolve();
+          }
+        },
+      },
+    );
+  } finally {
+    ended.resolve();
+    delete sandbox.holdUntil;
+  }
   assert.equal(run.code, 0, outputOf(run));
   assert.match(
     run.stdout,
-    /WARNING Browser pool at .*token=\*\*\*&timeout=6000: it ends each session after 6 s/,
+    new RegExp(
+      `WARNING Browser pool at .*token=\\*\\*\\*&timeout=${SESSION_LIMIT_MS}: it ends each session after ${
+        SESSION_LIMIT_MS / 60_000
+      } min`,
+    ),
   );
   // browserless ends it by writing its 408 answer into the open WebSocket, which the job cannot read as a frame
   // (docs/chromium_notes.md#browserless-ends-a-session-at-its-timeout).
   assert.match(
     run.stdout,
-    /the browser pool at ws:\/\/127\.0\.0\.1:\d+\/\?token=\*\*\*&timeout=6000 closed the session \(a pool ends a session at its time limit[^)]*\); this end closed the WebSocket on what it received: Invalid WebSocket frame: RSV1 must be clear/,
+    new RegExp(
+      String
+        .raw`Row 2/3 \(container TGHU2000002-HOLDPRINT, invoice C-2\): try 1 of 2 failed: the browser pool at ` +
+        String
+          .raw`ws://127\.0\.0\.1:\d+/\?token=\*\*\*&timeout=${SESSION_LIMIT_MS} closed the session \(a pool ends a ` +
+        String
+          .raw`session at its time limit[^)]*\); this end closed the WebSocket on what it received: Invalid ` +
+        String.raw`WebSocket frame: RSV1 must be clear`,
+    ),
+  );
+  const savedFirst = run.stdout.indexOf("Row 1/3 (container TGHU2000001, invoice C-1): saved");
+  assert.ok(
+    savedFirst >= 0 && savedFirst < run.stdout.indexOf("closed the session"),
+    "row 1 was saved in the session the pool ended",
   );
   assert.deepEqual(await dir.pdfs(), rows.pdfs);
   assert.ok(!outputOf(run).includes(TOKEN), "the token is never logged");
@@ -188,35 +275,46 @@ async function sessionEndedMidRun(sandbox: Sandbox, pool: BrowserlessPool): Prom
 async function stopWhileQueued(sandbox: Sandbox, pool: BrowserlessPool): Promise<void> {
   await using dir = await TestFolder.create();
   const { csv } = await rowsIn(dir, CONTAINERS, ["MSCU3000001"], "S");
-  // Another client holds the pool's one browser for the whole step.
+  // Another client holds the pool's one browser until both jobs have exited: a job that did not stop would
+  // wait in the queue for it.
   const holder = new WebSocket(`${pool.wsUrl}&timeout=0`);
   try {
     await new Promise((resolve, reject) => {
       holder.onopen = resolve;
       holder.onerror = reject;
     });
-    const stoppedAt: number[] = [];
-    const queuedJob = (jobId: string, stop: (child: Deno.ChildProcess) => Promise<void>) =>
-      runOnPool("port", [csv, `${dir.out}/${jobId}`, jobId], portFlags(sandbox), pool.wsUrl, {
+    const stops: Promise<void>[] = [];
+    const queuedJob = (jobId: string, stop: (child: Deno.ChildProcess) => Promise<void>) => {
+      const stopped = Promise.withResolvers<void>();
+      stops.push(stopped.promise);
+      return runOnPool("port", [csv, `${dir.out}/${jobId}`, jobId], portFlags(sandbox), pool.wsUrl, {
         env: dir.env,
         whileRunning: async (child) => {
           await waitUntil(
             async () => (await pool.pressure()).queued === 2,
-            HANG_GUARD_MS,
+            AMPLE_MS,
             "both jobs queued",
           );
-          stoppedAt.push(performance.now());
           await stop(child);
+          stopped.resolve();
         },
       });
-    const [signalled, stopFile] = await Promise.all([
+    };
+    const runs = Promise.all([
       queuedJob("S1", (child) => Promise.resolve(child.kill("SIGTERM"))),
       queuedJob("S2", () => Deno.writeTextFile(`${dir.out}/S2/stop_S2.txt`, "")),
     ]);
-    const tookMs = performance.now() - Math.max(...stoppedAt);
+    await Promise.race([Promise.all(stops), runs]);
+    // Were a stop not heeded, the holder would free the browser only after AMPLE_MS, which only a hang reaches.
+    const guard = setTimeout(() => holder.close(), AMPLE_MS);
+    const [signalled, stopFile] = await runs.finally(() => clearTimeout(guard));
+    assert.equal(
+      holder.readyState,
+      WebSocket.OPEN,
+      "both jobs exited while the pool's browser was still held",
+    );
     assert.equal(signalled.code, 130, outputOf(signalled));
     assert.equal(stopFile.code, 130, outputOf(stopFile));
-    assert.ok(tookMs < 5_000, `both exited within ${tookMs} ms of their stop`);
     assert.match(
       signalled.stdout,
       /WARNING Stop requested while waiting for the browser \(stopped by SIGTERM\); stopping\./,
@@ -227,8 +325,10 @@ async function stopWhileQueued(sandbox: Sandbox, pool: BrowserlessPool): Promise
     );
     // browserless keeps a stopped job's place in its queue until a browser is free, then drops it at once.
   } finally {
-    const closed = new Promise((resolve) => holder.onclose = resolve);
-    holder.close();
-    await closed;
+    if (holder.readyState !== WebSocket.CLOSED) {
+      const closed = new Promise((resolve) => holder.addEventListener("close", resolve));
+      holder.close();
+      await closed;
+    }
   }
 }
