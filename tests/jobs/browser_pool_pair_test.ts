@@ -7,13 +7,11 @@
  * accounted for once (a PDF or an error line, in the log and in what the job server receives), no row is
  * loaded or printed more often than its tries, the other job does not notice, and nothing is left running.
  *
- * Time bounds: every row is held 1.5 s in its first phase (Job A's frame comes 1.5 s after load, Job B's
- * report is answered after 1.5 s), so once the victim's rows 3 and 4 are requested both are in progress for
- * 1.5 s more; the kill follows within a 50 ms poll (the member is frozen before its browsers are looked for).
- * The survivor's job starts first and has more rows, so it is still running when the member is lost
- * (measured at a load average of 36 on 2 cores: a survivor Job B at its rows 9–10 while Job A prepared and
- * ran rows 1–2, hence its 16 rows; a survivor Job A at its rows 5–6, hence its 10). Waits for a job's state
- * (60 s) are hang guards. The test took 1.5 min on 2 cores at a load average of 5, 1.8–2.9 min at 18–40.
+ * Time bounds: none that the host must beat. The victim's rows 3 and 4 (`KILLMEMBER`) hold their prints, so
+ * both of its tabs, and the survivor's last row (`HOLDPRINT`) holds its own, until the member is lost: the
+ * kill comes once all three wait there, with exactly rows 3 and 4 in progress on the lost member and the
+ * survivor still at work, whatever the host's speed; then the holds are let go. Waits for a job's state
+ * (AMPLE_MS) are hang guards.
  */
 import assert from "node:assert/strict";
 import { LONG_TESTS_IGNORED } from "../helpers/long_tests.ts";
@@ -28,24 +26,23 @@ import {
 import { type BrowserlessPair, startBrowserlessPair } from "../../fixtures/browserless_pair.ts";
 import type { BrowserlessPool } from "../../fixtures/browserless.ts";
 import { type JobRun, pdfText, runJobProcess, TestFolder, waitUntil } from "../helpers/job_process.ts";
+import { AMPLE_MS, AMPLE_S } from "../helpers/host_speed.ts";
 import { browserProcessesLeft, isAlive } from "../helpers/processes.ts";
 import { portFlags, shipmentFlags } from "../helpers/site_flags.ts";
 
 type Job = "A" | "B";
 
 const TOKEN = "pair-token-51d7";
-/** How long each row is held in its first phase (Job B's report; Job A's frame is the sandbox's 1.5 s). */
-const ROW_HOLD_MS = 1_500;
-const VICTIM_ROWS = 6;
-/** The survivor's rows: Job B, which has no portal to prepare, runs ahead of a victim Job A by more rows. */
-const SURVIVOR_ROWS: Readonly<Record<Job, number>> = { A: 10, B: 16 };
-const HANG_GUARD_MS = 60_000;
+/** Each job's rows: the victim's rows 3 and 4 are in progress when its member is lost. */
+const ROWS = 6;
+/** The rows of the victim held in their print until the loss (1-based). */
+const LOST_ROWS = [3, 4];
 
 Deno.test({
   name: "a pool of two behind HAProxy loses a member mid-run: its rows retried or failed",
   ignore: LONG_TESTS_IGNORED,
 }, async (t) => {
-  await using sandbox = await startSandbox({ slowMs: ROW_HOLD_MS });
+  await using sandbox = await startSandbox();
   await t.step("--retries 2: Job A's rows on the lost member are tried again on the survivor", async () => {
     await loseAMember(sandbox, { victim: "A", retries: true, step: "R" });
   });
@@ -68,13 +65,22 @@ interface PairJob {
   requestsFor(value: string): number;
 }
 
-async function pairJob(sandbox: Sandbox, job: Job, jobId: string, count: number): Promise<PairJob> {
+/**
+ * A job of `ROWS` rows; `held` marks the rows whose print waits for the loss: `KILLMEMBER` (the victim's,
+ * their hold named by their value) or `HOLDPRINT` (the survivor's one, named "print").
+ */
+async function pairJob(
+  sandbox: Sandbox,
+  job: Job,
+  jobId: string,
+  held: { rows: number[]; marker: "KILLMEMBER" | "HOLDPRINT" },
+): Promise<PairJob> {
   const dir = await TestFolder.create();
   await Deno.mkdir(dir.out);
-  const values = Array.from(
-    { length: count },
-    (_, i) => job === "A" ? `CPH-LATEFRAME-${jobId}${i + 1}` : `SLOW-${jobId}${i + 1}`,
-  );
+  const values = Array.from({ length: ROWS }, (_, i) => {
+    const marker = held.rows.includes(i + 1) ? `${held.marker}-` : "";
+    return `${job === "A" ? "CPH" : "MSCU"}-${marker}${jobId}${i + 1}`;
+  });
   const header = job === "A" ? "FCR Number,Invoice No" : "container_number,invoice_no";
   const csv = await dir.csv(
     "rows.csv",
@@ -100,7 +106,9 @@ function runThroughPair(
   flags: string[],
   children: Deno.ChildProcess[],
 ): Promise<JobRun> {
-  const siteFlags = job.job === "A" ? shipmentFlags(sandbox, { "wait-timeout": "10" }) : portFlags(sandbox);
+  const siteFlags = job.job === "A"
+    ? shipmentFlags(sandbox, { "wait-timeout": String(AMPLE_S) })
+    : portFlags(sandbox);
   return runJobProcess(
     job.job === "A" ? "shipment" : "port",
     [
@@ -129,8 +137,10 @@ async function loseAMember(
   { victim, retries, step }: { victim: Job; retries: boolean; step: string },
 ): Promise<void> {
   const survivor: Job = victim === "A" ? "B" : "A";
-  const lost = await pairJob(sandbox, victim, `${step}V`, VICTIM_ROWS);
-  const kept = await pairJob(sandbox, survivor, `${step}S`, SURVIVOR_ROWS[survivor]);
+  const lost = await pairJob(sandbox, victim, `${step}V`, { rows: LOST_ROWS, marker: "KILLMEMBER" });
+  const kept = await pairJob(sandbox, survivor, `${step}S`, { rows: [ROWS], marker: "HOLDPRINT" });
+  const holds = printHolds();
+  sandbox.holdUntil = holds.hold;
   const flags = retries ? ["--retries=2"] : ["--fail-on-row-errors"];
   const pair = await startBrowserlessPair({
     concurrent: 2,
@@ -149,22 +159,21 @@ async function loseAMember(
     // The survivor's job first: once its session runs on one member, leastconn gives the victim's the other.
     const keptRun = runThroughPair(sandbox, pair, kept, flags, children);
     runs.push(keptRun);
-    await waitUntil(async () => (await sessions()).includes(1), HANG_GUARD_MS, `Job ${survivor}'s session`);
+    await waitUntil(async () => (await sessions()).includes(1), AMPLE_MS, `Job ${survivor}'s session`);
     const keptMember = (await sessions()).indexOf(1);
     const lostRun = runThroughPair(sandbox, pair, lost, flags, children);
     runs.push(lostRun);
     await waitUntil(
       async () => (await sessions()).every((running) => running === 1),
-      HANG_GUARD_MS,
+      AMPLE_MS,
       "one session on each member",
     );
     const victimMember: BrowserlessPool = pair.members[1 - keptMember]!;
     await waitUntil(
-      () => lost.requestsFor(lost.values[2]!) > 0 && lost.requestsFor(lost.values[3]!) > 0,
-      HANG_GUARD_MS,
-      `Job ${victim}'s rows 3 and 4 in progress`,
+      () => LOST_ROWS.every((row) => holds.waiting(lost.values[row - 1]!)) && holds.waiting("print"),
+      AMPLE_MS,
+      `Job ${victim}'s rows 3 and 4, and Job ${survivor}'s last row, held in their print`,
     );
-    assert.ok(kept.values.some((value) => kept.requestsFor(value) === 0), `Job ${survivor} is still at work`);
     const killedAt = new Date().toISOString();
     const killed = await victimMember.kill();
     const after = await Promise.all(
@@ -182,6 +191,7 @@ async function loseAMember(
       ),
     );
     assert.ok(killed.length > 2, `the member's server and its browser were killed: ${killed}`);
+    holds.release();
     const [lostResult, keptResult] = await Promise.all([lostRun, keptRun]);
 
     // The job that lost its member: rows 3 and 4 were in progress there.
@@ -189,18 +199,18 @@ async function loseAMember(
     assert.equal(lostResult.code, retries ? 0 : 3, lostOutput);
     const gone =
       /the browser pool at ws:\/\/127\.0\.0\.1:\d+\/\?token=\*\*\*&timeout=43200000 closed the session/;
-    for (const row of [3, 4]) {
+    for (const row of LOST_ROWS) {
       const name = new RegExp(
-        `Row ${row}/${VICTIM_ROWS} \\([^)]*\\): ${retries ? "try 1 of 3 failed" : "failed"}: ${gone.source}`,
+        `Row ${row}/${ROWS} \\([^)]*\\): ${retries ? "try 1 of 3 failed" : "failed"}: ${gone.source}`,
       );
       assert.match(lostResult.stdout, name, lostOutput);
     }
-    const failedRows = retries ? [] : [3, 4];
+    const failedRows = retries ? [] : LOST_ROWS;
     assertEveryRowOnce(sandbox, lost, lostResult, failedRows);
     for (const [i, value] of lost.values.entries()) {
       assert.equal(
         lost.requestsFor(value),
-        [3, 4].includes(i + 1) && retries ? 2 : 1,
+        LOST_ROWS.includes(i + 1) && retries ? 2 : 1,
         `Job ${victim}'s ${value}: one request per try`,
       );
     }
@@ -221,7 +231,7 @@ async function loseAMember(
       assert.deepEqual(await job.dir.pdfs(), saved);
       await waitUntil(
         () => saved.every((pdf) => watcher.renames.has(pdf)),
-        5_000,
+        AMPLE_MS,
         "the watcher's rename events",
       );
       for (const pdf of saved) assert.equal(watcher.renames.get(pdf), 1, `${pdf} written once`);
@@ -245,6 +255,8 @@ async function loseAMember(
     }
     throw error;
   } finally {
+    holds.release();
+    delete sandbox.holdUntil;
     for (const watcher of watchers) watcher.close();
     await pair.close();
     for (const job of [lost, kept]) await job.dir[Symbol.asyncDispose]();
@@ -253,11 +265,33 @@ async function loseAMember(
     assert.equal(isAlive(pid), false, `process ${pid} of the pair is gone`);
   }
   for (const member of pair.members) {
-    assert.deepEqual(await browserProcessesLeft(member.marker), [], "no browser of the pair is left");
+    assert.deepEqual(
+      await browserProcessesLeft(member.marker, AMPLE_MS),
+      [],
+      "no browser of the pair is left",
+    );
   }
   for (const folder of [...pair.members.map((member) => member.marker), dirname(pair.haproxy.configPath)]) {
     await assert.rejects(Deno.stat(folder), Deno.errors.NotFound, `${folder} removed`);
   }
+}
+
+/**
+ * The sandbox's `holdUntil` for the prints held until the loss: each held row's block request waits until
+ * `release()`, and later ones pass at once (the retries of the lost rows). `waiting(key)` tells whether a row
+ * waits there: a `KILLMEMBER` row by its value, the `HOLDPRINT` row as "print".
+ */
+function printHolds() {
+  const waiting = new Set<string>();
+  const released = Promise.withResolvers<void>();
+  return {
+    hold: (request: RecordedRequest): Promise<void> => {
+      waiting.add(request.query.value ?? request.query.phase ?? "");
+      return released.promise;
+    },
+    waiting: (key: string) => waiting.has(key),
+    release: () => released.resolve(),
+  };
 }
 
 /** The local TCP ports of process `pid`'s sockets (Linux `/proc`), to find its sessions in HAProxy's log. */
