@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { startSandbox } from "../../fixtures/sandbox.ts";
+import { AMPLE_S } from "../helpers/host_speed.ts";
 import { runJobProcess, TestFolder } from "../helpers/job_process.ts";
 import { portFlags, shipmentFlags } from "../helpers/site_flags.ts";
 import { poppler } from "../provenance/printed_fixture.ts";
@@ -136,7 +137,8 @@ Deno.test("Job A with --provenance: the shipment and detail pages, and the repor
     csv,
     dir.out,
     "A1",
-    ...shipmentFlags(sandbox, { "wait-until": "ready" }),
+    // Under --verify a detail frame whose load ran out would fail the row: a wait only a hang runs out.
+    ...shipmentFlags(sandbox, { "wait-until": "ready", "wait-timeout": `${AMPLE_S}` }),
     "--provenance",
     "--verify",
   ], { env: dir.env });

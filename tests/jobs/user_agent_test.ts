@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { type RecordedRequest, type Sandbox, startSandbox } from "../../fixtures/sandbox.ts";
 import { ChromiumProcess } from "../../lib/browser/chromium/process.ts";
 import { DESKTOP_USER_AGENT } from "../../lib/port/report_client.ts";
+import { AMPLE_MS, AMPLE_S } from "../helpers/host_speed.ts";
 import { runJobProcess, TestFolder } from "../helpers/job_process.ts";
 import { CHROMIUM } from "../helpers/browser_fixture.ts";
 import { browserProcessesLeft } from "../helpers/processes.ts";
@@ -30,7 +31,9 @@ async function jobA(sandbox: Sandbox, dir: TestFolder, ...flags: string[]): Prom
     "UA-A",
     sandbox.apiBaseUrl,
     "u1",
-    ...shipmentFlags(sandbox),
+    // The frame must reach its detail page (asked for again when a re-point was lost): a wait only a hang
+    // runs out.
+    ...shipmentFlags(sandbox, { "wait-timeout": `${AMPLE_S}` }),
     `--user-agent=${UA}`,
     ...flags,
   ], { env: dir.env });
@@ -110,7 +113,7 @@ Deno.test("--user-agent through --browser-url: set per session in a browser the 
   const chromium = await ChromiumProcess.launch({
     executable: CHROMIUM,
     headless: true,
-    startTimeoutMs: 20_000,
+    startTimeoutMs: AMPLE_MS,
   });
   try {
     const browserUrl = `--browser-url=${await chromium.endpoint}`;
