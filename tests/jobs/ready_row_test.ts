@@ -7,15 +7,22 @@
  * replaced keeps polling until the new one commits (docs/chromium_notes.md#a-stale-load-after-a-self-navigation),
  * so the first poll after the page's request may be the root page's. And the sandbox answers the page only
  * once the search came: the job's first fetch sets up its connection while the browser's navigation needs
- * none, and on a loaded host it reached the sandbox up to 600 ms after the page's request.
+ * none, and on a loaded host it reached the sandbox up to 600 ms after the page's request. The sandbox's
+ * fallback for a page whose search never comes (`slowMs`) is `AMPLE_MS`, so that only a hang answers one
+ * before its search. The 1 s readiness bound always runs out: the portal's pages never go quiet.
  */
 import assert from "node:assert/strict";
 import { startSandbox } from "../../fixtures/sandbox.ts";
+import { AMPLE_MS } from "../helpers/host_speed.ts";
 import { runJobProcess, TestFolder } from "../helpers/job_process.ts";
 import { shipmentFlags } from "../helpers/site_flags.ts";
 
 Deno.test("Job A, --wait-until=ready: one readiness wait a row; the search runs while the page loads", async () => {
-  await using sandbox = await startSandbox({ busyPortal: true, shipmentPageAfterSearch: true });
+  await using sandbox = await startSandbox({
+    busyPortal: true,
+    shipmentPageAfterSearch: true,
+    slowMs: AMPLE_MS,
+  });
   await using dir = await TestFolder.create();
   const fcrs = ["CPH-3001", "CPH-3002", "CPH-3003"];
   const csv = await dir.csv(
