@@ -1,11 +1,14 @@
 /**
  * `--report` end to end (issue 28, item 3): the real job against the sandbox with real Chromium, then a
  * Chromium opening the report from disk. One Job B run holds every case: a saved row, a row failed on a bot
- * wall (`--verify`), a row whose first try failed (`--retries`), a slow row during which the stop file
- * appears, and a row the stop leaves, under `--provenance`. The report is rewritten while the run goes on, complete after the stop,
+ * wall (`--verify`), a row whose first try failed (`--retries`), a row the sandbox holds until the stop file
+ * is there, and a row the stop leaves, under `--provenance`. The report is rewritten while the run goes on, complete after the stop,
  * self-contained (the browser showing it may request nothing but `data:`), and what Chromium draws of it has
  * the thumbnails and the timeline's colours in their places. A short Job A run shows its thumbnails are of the
  * printed page, taken before the tab returns to the portal's root.
+ *
+ * Time bounds: the deadlines of the test's own browser calls and of its wait for the held row are
+ * `AMPLE_MS`, hang guards.
  *
  * @module
  */
@@ -13,17 +16,20 @@ import assert from "node:assert/strict";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { startSandbox } from "../../fixtures/sandbox.ts";
+import { HOLDING_MARKERS, phasesReached } from "../../fixtures/sandbox/holding_pages.ts";
 import { Browser } from "../../lib/browser/browser.ts";
 import { UrlPolicy } from "../../lib/browser/guard/url_policy.ts";
 import type { Tab } from "../../lib/browser/tab/tab.ts";
 import { COLOURS } from "../../lib/report/timeline_svg.ts";
 import { browserOptions } from "../helpers/browser_fixture.ts";
+import { AMPLE_MS, AMPLE_S } from "../helpers/host_speed.ts";
 import { type Pixels, pixelsIn, type Rect } from "../helpers/jpeg_pixels.ts";
 import { runJobProcess, TestFolder, waitUntil } from "../helpers/job_process.ts";
 import { isJpeg, thumbnails } from "../helpers/report_cards.ts";
 import { portFlags, shipmentFlags } from "../helpers/site_flags.ts";
 
-const CONTAINERS = ["MSCU1234567", "MSCU-BOTWALL-2", "MSCU-FLAKY1-3", "MSCU-SLOW-4", "MSCU7654325"];
+const HELD = `MSCU-${HOLDING_MARKERS.load}-4`;
+const CONTAINERS = ["MSCU1234567", "MSCU-BOTWALL-2", "MSCU-FLAKY1-3", HELD, "MSCU7654325"];
 
 /** Runs in the page: scrolls element `selector` to the top of the viewport; its rectangle there. */
 function scrollTo(selector: string): Rect {
@@ -35,14 +41,18 @@ function scrollTo(selector: string): Rect {
 
 /** What Chromium draws of element `selector` of the page in `tab`: scrolled into view, shot, counted. */
 async function drawn(tab: Tab, selector: string, colours: Record<string, string>): Promise<Pixels> {
-  const rect = await tab.evaluate(scrollTo, [selector], 5_000, `Scrolling to ${selector}`);
+  const rect = await tab.evaluate(scrollTo, [selector], AMPLE_MS, `Scrolling to ${selector}`);
   // The whole viewport at scale 1, at a quality where a colour stays itself.
-  const shot = await tab.thumbnail(10_000, 95, 10_000);
-  return await tab.evaluate(pixelsIn, [shot, rect, colours], 10_000, "Counting pixels");
+  const shot = await tab.thumbnail(10_000, 95, AMPLE_MS);
+  return await tab.evaluate(pixelsIn, [shot, rect, colours], AMPLE_MS, "Counting pixels");
 }
 
 Deno.test("--report: a run with a failed row, a retry and a stop; the report complete, and what Chromium draws of it", async (t) => {
-  await using sandbox = await startSandbox({ slowMs: 1_500 });
+  await using sandbox = await startSandbox();
+  // Row 4's report loads only once the stop file is there (its script is a request the sandbox holds until
+  // then), so the stop comes before row 5 on any host.
+  const stopFileThere = Promise.withResolvers<void>();
+  sandbox.holdUntil = () => stopFileThere.promise;
   await using dir = await TestFolder.create();
   const csv = await dir.csv(
     "c.csv",
@@ -54,17 +64,18 @@ Deno.test("--report: a run with a failed row, a retry and a stop; the report com
     csv,
     dir.out,
     "R1",
-    ...portFlags(sandbox),
+    ...portFlags(sandbox, { "wait-timeout": `${AMPLE_S}` }),
     "--verify",
     "--retries=1",
     "--provenance",
     `--report=${report}`,
   ], {
     env: dir.env,
-    whileRunning: async (_child, stdout) => {
-      await waitUntil(() => /Row 4\/5 .*: processing/.test(stdout()), 30_000, "row 4");
+    whileRunning: async () => {
+      await waitUntil(() => phasesReached(sandbox.requests.port).includes("load"), AMPLE_MS, "row 4's load");
       await Deno.writeTextFile(`${dir.out}/stop_R1.txt`, "");
       whileRunning = await Deno.readTextFile(report);
+      stopFileThere.resolve();
     },
   });
   assert.equal(run.code, 130, run.stdout + run.stderr);
@@ -109,7 +120,7 @@ Deno.test("--report: a run with a failed row, a retry and a stop; the report com
       assert.deepEqual(hrefs.map((href) => resolve(dirname(report), href)), [
         `${dir.out}/001 I<1> MSCU1234567.pdf`,
         `${dir.out}/003 I<3> MSCU-FLAKY1-3.pdf`,
-        `${dir.out}/004 I<4> MSCU-SLOW-4.pdf`,
+        `${dir.out}/004 I<4> ${HELD}.pdf`,
       ]);
       assert.deepEqual(await dir.pdfs(), hrefs.map((href) => href.slice("out/".length)));
       // A thumbnail for every row the browser reached, the failed one too; JPEGs, each its own page.
@@ -132,7 +143,7 @@ Deno.test("--report: a run with a failed row, a retry and a stop; the report com
       // Every request is paused and refused unless it is data: (the report's own load is the tab's own).
       await using browser = await Browser.start({ ...browserOptions(), policy: new UrlPolicy([/^data:/]) });
       const tab = browser.tab;
-      assert.equal(await tab.navigate(pathToFileURL(report).href, 10_000), true);
+      assert.equal(await tab.navigate(pathToFileURL(report).href, AMPLE_MS), true);
       assert.deepEqual(tab.takeRefusals(), { count: 0 });
 
       const timeline = await drawn(tab, "svg.timeline", COLOURS);

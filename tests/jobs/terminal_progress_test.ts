@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Sandbox, startSandbox } from "../../fixtures/sandbox.ts";
+import { HOLDING_MARKERS, phasesReached } from "../../fixtures/sandbox/holding_pages.ts";
+import { AMPLE_MS, AMPLE_S } from "../helpers/host_speed.ts";
 import { collectText, jobCommandArgs, ROOT, TestFolder, waitUntil } from "../helpers/job_process.ts";
 import { LOG_LINE, PROGRESS, screenLines } from "../helpers/terminal_screen.ts";
 
@@ -15,7 +17,7 @@ const ROWS = "container_number,invoice_no\nMSCU1234567,INV-1\nTGHU7654321,INV-2\
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
 /**
- * Runs Job B on a pseudo-terminal and returns its exit code and everything the terminal received.
+ * Runs Job B on `rows` on a pseudo-terminal and returns its exit code and everything the terminal received.
  * `whileRunning` sees the output so far.
  */
 async function runOnTerminal(
@@ -23,8 +25,9 @@ async function runOnTerminal(
   dir: TestFolder,
   extra: string[],
   whileRunning?: (output: () => string) => Promise<void>,
+  rows = ROWS,
 ): Promise<{ code: number; output: string }> {
-  const csv = await dir.csv("rows.csv", ROWS);
+  const csv = await dir.csv("rows.csv", rows);
   const command = [Deno.execPath(), ...jobCommandArgs("port", [csv, dir.out, "job-1", ...extra])]
     .map(quote).join(" ");
   const child = new Deno.Command("script", {
@@ -71,16 +74,17 @@ Deno.test("on a terminal, progress and log never share a line; the final progres
 Deno.test("on a terminal, a stopped run leaves its last progress on a line of its own", async () => {
   await using sandbox = await startSandbox();
   await using dir = await TestFolder.create();
-  // Pause scale 2: a 4 s pause after row 1, time enough to create the stop file before row 2.
-  const { code, output } = await runOnTerminal(sandbox, dir, ["--pause-scale=2"], async (output) => {
-    // 60 s: a browser start and one row on a busy 2-core host, far above the usual 1–2 s.
-    await waitUntil(
-      () => output().includes("Row 1/3 (container MSCU1234567, invoice INV-1): saved"),
-      60_000,
-      "row 1",
-    );
+  // Row 1's report loads only once the stop file is there (its script is a request the sandbox holds until
+  // then), so the job sees the stop before row 2 on any host.
+  const stopFileThere = Promise.withResolvers<void>();
+  sandbox.holdUntil = () => stopFileThere.promise;
+  const rows = ROWS.replace("MSCU1234567", `MSCU-${HOLDING_MARKERS.load}-1`);
+  const extra = ["--pause-scale=0", `--wait-timeout=${AMPLE_S}`];
+  const { code, output } = await runOnTerminal(sandbox, dir, extra, async () => {
+    await waitUntil(() => phasesReached(sandbox.requests.port).includes("load"), AMPLE_MS, "row 1's load");
     await Deno.writeTextFile(join(dir.out, "stop_job-1.txt"), "");
-  });
+    stopFileThere.resolve();
+  }, rows);
   const screen = screenLines(output);
   assert.equal(code, 130, output);
   assertNeverTogether(screen);
