@@ -6,6 +6,7 @@ import { printPdfFile } from "../../lib/browser/pdf_output.ts";
 import type { PrintParams } from "../../lib/browser/pdf_output.ts";
 import { portPrintParams } from "../../lib/port/print_params.ts";
 import { shipmentPrintParams } from "../../lib/shipment/print_params.ts";
+import { AMPLE_MS } from "../helpers/host_speed.ts";
 import { TestFolder } from "../helpers/job_process.ts";
 import { browserOptions } from "../helpers/browser_fixture.ts";
 import { TestServer } from "../../fixtures/sandbox/http_server.ts";
@@ -125,9 +126,9 @@ Deno.test("print options against real Chromium: paper size, background and margi
   await using browser = await startBrowser();
   /** Prints `path` of the site with `params` and returns the PDF's path. */
   const print = async (path: string, params: PrintParams) => {
-    assert.equal(await browser.tab.navigate(site.url(path), 5_000), true);
+    assert.equal(await browser.tab.navigate(site.url(path), AMPLE_MS), true);
     const name = `${path.slice(1)}-${crypto.randomUUID()}.pdf`;
-    await printPdfFile(browser.tab, folder.out, { fileName: name, params, timeoutMs: 20_000 });
+    await printPdfFile(browser.tab, folder.out, { fileName: name, params, timeoutMs: AMPLE_MS });
     return `${folder.out}/${name}`;
   };
 

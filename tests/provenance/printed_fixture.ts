@@ -10,6 +10,7 @@ import { printPdfFile } from "../../lib/browser/pdf_output.ts";
 import { portPrintParams } from "../../lib/port/print_params.ts";
 import type { Provenance } from "../../lib/provenance/pdf_update.ts";
 import type { TabFixture } from "../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../helpers/host_speed.ts";
 
 /** The port portal's answer for container MSCU1234567, in two pages' worth of rows. */
 export const REPORT_PAGE = `<!doctype html><title>Container location</title>
@@ -30,11 +31,11 @@ export async function printPage(
 ): Promise<string> {
   const page = `${fixture.folder.path}/${fileName}.html`;
   await Deno.writeTextFile(page, html);
-  assert.equal(await fixture.tab.navigate(pathToFileURL(page).href, 5_000), true);
+  assert.equal(await fixture.tab.navigate(pathToFileURL(page).href, AMPLE_MS), true);
   await printPdfFile(fixture.tab, fixture.out, {
     fileName,
     params: portPrintParams(tagged),
-    timeoutMs: 30_000,
+    timeoutMs: AMPLE_MS,
   });
   return `${fixture.out}/${fileName}`;
 }

@@ -9,6 +9,7 @@ import { portPrintParams } from "../../lib/port/print_params.ts";
 import { type PdfExpectations, printedPdfCheck } from "../../lib/verify/printed_pdf.ts";
 import { readPdfContent } from "../../lib/verify/pdf_content.ts";
 import { failure, names, TabFixture } from "../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../helpers/host_speed.ts";
 
 /** A red 8 × 8 PNG, as a data URL. */
 const RED_PNG =
@@ -37,12 +38,12 @@ Deno.test("printed PDF checks on Chromium's own prints", async (t) => {
   const print = async (name: keyof typeof PAGES, expectations: PdfExpectations) => {
     const path = `${folder.path}/${name}.html`;
     await Deno.writeTextFile(path, `<!doctype html>${PAGES[name]}`);
-    assert.equal(await tab.navigate(pathToFileURL(path).href, 5_000), true);
+    assert.equal(await tab.navigate(pathToFileURL(path).href, AMPLE_MS), true);
     const check = printedPdfCheck(expectations);
     await printPdfFile(tab, out, {
       fileName: `${name}.pdf`,
       params: portPrintParams(false),
-      timeoutMs: 20_000,
+      timeoutMs: AMPLE_MS,
       ...(check ? { check } : {}),
     });
     return `${out}/${name}.pdf`;
