@@ -96,11 +96,16 @@ Deno.test({
         await Deno.rename(a, `${a}.swap`);
         await Deno.rename(b, a);
         await Deno.rename(`${a}.swap`, b);
-        // A process that names the run's TMPDIR, as each of its browser's processes does ("; :" keeps the
-        // shell from replacing itself with sleep, which would drop the name from the command line).
+        // A process that names the run's TMPDIR, as each of its browser's processes does, and stays until this
+        // test ends its input, however long the soak's checks take: a shell reading a line (a builtin, so no
+        // child that would drop the name from the command line, or outlive the shell).
         strays.push(
-          new Deno.Command("sh", { args: ["-c", "sleep 60; :", folder.tmp], stdout: "null", stderr: "null" })
-            .spawn(),
+          new Deno.Command("sh", {
+            args: ["-c", "read -r _", folder.tmp],
+            stdin: "piped",
+            stdout: "null",
+            stderr: "null",
+          }).spawn(),
         );
       },
     });
@@ -114,7 +119,7 @@ Deno.test({
     await Deno.remove(result!.folder!, { recursive: true });
   } finally {
     for (const stray of strays) {
-      stray.kill("SIGKILL");
+      await stray.stdin.close();
       await stray.status;
     }
   }
