@@ -8,6 +8,7 @@ import { startSandbox } from "../../fixtures/sandbox.ts";
 import { Browser } from "../../lib/browser/browser.ts";
 import { acceptCookieConsent, CONSENT_BUTTON_SELECTORS } from "../../lib/shipment/consent.ts";
 import type { Tab } from "../../lib/browser/tab/tab.ts";
+import { AMPLE_MS } from "../helpers/host_speed.ts";
 import { waitUntil } from "../helpers/job_process.ts";
 import { browserOptions } from "../helpers/browser_fixture.ts";
 import { TestServer } from "../../fixtures/sandbox/http_server.ts";
@@ -17,9 +18,10 @@ function startBrowser(): Promise<Browser> {
 }
 
 /**
- * The consent timeout of these tests: short, so that four selectors waited in turn stay quick. Every other
- * deadline here (5 s loads and evaluates, the 5 s wait for the sandbox to see a click) is a hang guard: each
- * takes milliseconds.
+ * The consent timeout of these tests: short, so that four selectors waited in turn stay quick. A button is
+ * either in the page before its selector's turn (found at once, on any host), added at a point of the lookup
+ * the page itself sees, or never there (its wait always runs out). Every other deadline here (loads and
+ * evaluates, the wait for the sandbox to see a click) is `AMPLE_MS`, a hang guard: each takes milliseconds.
  */
 const T = 300;
 
@@ -74,7 +76,12 @@ ${script}
 
 /** The ids of the buttons clicked on the page so far. */
 function clicksOn(tab: Tab): Promise<string[]> {
-  return tab.evaluate(() => (window as unknown as { clicks: string[] }).clicks, [], 5_000, "Reading clicks");
+  return tab.evaluate(
+    () => (window as unknown as { clicks: string[] }).clicks,
+    [],
+    AMPLE_MS,
+    "Reading clicks",
+  );
 }
 
 /** The selectors the job looked for on a page with {@linkcode onFirstLookup}'s script, in order. */
@@ -82,7 +89,7 @@ function lookupsOn(tab: Tab): Promise<string[]> {
   return tab.evaluate(
     () => (window as unknown as { lookups: string[] }).lookups,
     [],
-    5_000,
+    AMPLE_MS,
     "Reading lookups",
   );
 }
@@ -92,7 +99,7 @@ function matchCounts(tab: Tab): Promise<number[]> {
   return tab.evaluate(
     (selectors: string[]) => selectors.map((s) => document.querySelectorAll(s).length),
     [[...CONSENT_BUTTON_SELECTORS]],
-    5_000,
+    AMPLE_MS,
     "Counting consent buttons",
   );
 }
@@ -106,12 +113,34 @@ Deno.test("acceptCookieConsent against real Chromium", async (t) => {
   const open = async (body: string, script = "") => {
     const path = `/page-${++pages}`;
     site.html(path, page(body, script));
-    assert.equal(await tab.navigate(site.url(path), 5_000), true);
+    assert.equal(await tab.navigate(site.url(path), AMPLE_MS), true);
   };
+  /** Each selector wait of the last consent step: its selector, the time it was given, how it ended. */
+  let waits: { selector: string; timeoutMs: number; ended: "found" | "not found" | "failed" }[] = [];
+  /** The tab as the consent step sees it: every selector wait is recorded in `waits`. */
+  const watched = new Proxy(tab, {
+    get(target, property) {
+      if (property !== "waitForSelector") {
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return async (selector: string, timeoutMs: number) => {
+        try {
+          const found = await target.waitForSelector(selector, timeoutMs);
+          waits.push({ selector, timeoutMs, ended: found ? "found" : "not found" });
+          return found;
+        } catch (error) {
+          waits.push({ selector, timeoutMs, ended: "failed" });
+          throw error;
+        }
+      };
+    },
+  });
   /** Runs the consent step, timed. */
   const accept = async () => {
+    waits = [];
     const started = performance.now();
-    const clicked = await acceptCookieConsent(tab, T);
+    const clicked = await acceptCookieConsent(watched, T);
     return { clicked, ms: performance.now() - started };
   };
 
@@ -146,9 +175,13 @@ Deno.test("acceptCookieConsent against real Chromium", async (t) => {
     await open("<p>No banner here.</p>");
     const { clicked, ms } = await accept();
     assert.equal(clicked, undefined);
-    // Each of the four waits is ended by the page's own timer after T; one ended by the call's deadline
-    // instead (T + 10 s) would take over 10 s. The 5 s of slack covers four round trips on a loaded host.
-    assert.ok(ms >= 4 * T && ms < 4 * T + 5_000, `returned after ${ms.toFixed(0)} ms`);
+    // Each of the four waits was given T and ended by the page's own timer, finding nothing; one ended by
+    // the call's deadline instead (T + 10 s) would have failed.
+    assert.deepEqual(
+      waits,
+      CONSENT_BUTTON_SELECTORS.map((selector) => ({ selector, timeoutMs: T, ended: "not found" })),
+    );
+    assert.ok(ms >= 4 * T, `returned after ${ms.toFixed(0)} ms`);
     assert.deepEqual(await clicksOn(tab), []);
   });
 
@@ -180,7 +213,7 @@ Deno.test("acceptCookieConsent against real Chromium", async (t) => {
       assert.equal(clicked, undefined);
       assert.deepEqual(await clicksOn(tab), []);
       assert.equal(
-        await tab.evaluate(() => !!document.getElementById("allow-all"), [], 5_000, "Button"),
+        await tab.evaluate(() => !!document.getElementById("allow-all"), [], AMPLE_MS, "Button"),
         true,
       );
       assert.deepEqual(
@@ -209,7 +242,7 @@ Deno.test("acceptCookieConsent against real Chromium", async (t) => {
     assert.equal(clicked, undefined);
     assert.deepEqual(await clicksOn(tab), []);
     assert.equal(
-      await tab.evaluate(() => document.title, [], 5_000, "Title"),
+      await tab.evaluate(() => document.title, [], AMPLE_MS, "Title"),
       "Portal",
       "the tab still works",
     );
@@ -259,14 +292,14 @@ Deno.test("the sandbox portal's banner shapes, as Job A meets them in real Chrom
       async () => {
         sandbox.options.consentButton = shape;
         const clicksBefore = sandbox.consentClicks;
-        assert.equal(await tab.navigate(`${sandbox.trackingPortalUrl}/CPH-NOFRAME-1`, 5_000), true);
+        assert.equal(await tab.navigate(`${sandbox.trackingPortalUrl}/CPH-NOFRAME-1`, AMPLE_MS), true);
         assert.deepEqual(await matchCounts(tab), counts);
         assert.equal(await acceptCookieConsent(tab, T), selector);
-        await waitUntil(() => sandbox.consentClicks === clicksBefore + 1, 5_000, "the click reported");
+        await waitUntil(() => sandbox.consentClicks === clicksBefore + 1, AMPLE_MS, "the click reported");
         assert.deepEqual(await matchCounts(tab), [0, 0, 0, 0], "the click removed the banner");
         // The cookie the click set keeps the banner off the next pages.
         for (const path of ["/", "/CPH-NOFRAME-2"]) {
-          assert.equal(await tab.navigate(sandbox.trackingPortalUrl + path, 5_000), true);
+          assert.equal(await tab.navigate(sandbox.trackingPortalUrl + path, AMPLE_MS), true);
           assert.deepEqual(await matchCounts(tab), [0, 0, 0, 0], path);
         }
         await tab.evaluate(
@@ -274,7 +307,7 @@ Deno.test("the sandbox portal's banner shapes, as Job A meets them in real Chrom
             document.cookie = `${name}=; path=/; max-age=0`;
           },
           [CONSENT_COOKIE],
-          5_000,
+          AMPLE_MS,
           "Forgetting the consent",
         );
       },
