@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { closedPort, TestServer } from "../../fixtures/sandbox/http_server.ts";
+import { AMPLE_MS } from "../helpers/host_speed.ts";
 import {
   detailUrl,
   fetchDetailHtml,
@@ -178,7 +179,8 @@ Deno.test("detail_record: resolveDetailId and fetchDetailHtml against a local se
   const requests = () => server.requests.map((request) => request.path);
   const reporting = server.url("/rp/index.php");
   const problems: string[] = [];
-  const options = { timeoutMs: 2_000, onProblem: (reason: string) => problems.push(reason) };
+  // The local server's answers come at once: their deadline is a hang guard.
+  const options = { timeoutMs: AMPLE_MS, onProblem: (reason: string) => problems.push(reason) };
   const reset = (next: Handler) => {
     handler = next;
     server.requests.length = 0;
@@ -256,7 +258,7 @@ Deno.test("detail_record: resolveDetailId and fetchDetailHtml against a local se
       assert.match(problems[0]!, /failed/);
     });
 
-    await t.step("slower than timeoutMs: undefined within about the timeout", async () => {
+    await t.step("slower than timeoutMs: undefined once the timeout ran out", async () => {
       // Answers only when the test ends (stopSlow), long after the client gave up.
       reset(() =>
         new Promise<Response>((resolve) => {
@@ -267,9 +269,10 @@ Deno.test("detail_record: resolveDetailId and fetchDetailHtml against a local se
       const result = await resolveDetailId(reporting, "FCR1", { ...options, timeoutMs: 200 });
       const elapsed = performance.now() - started;
       assert.equal(result, undefined);
-      assert.ok(elapsed >= 150 && elapsed < 1_500, `took ${elapsed} ms`);
+      // The server had not answered (it answers when the test ends): the 200 ms timeout ended the request.
+      assert.ok(elapsed >= 150, `took ${elapsed} ms`);
       assert.equal(problems.length, 1);
-      assert.match(problems[0]!, /failed/);
+      assert.match(problems[0]!, /failed: .*timeout/i);
     });
 
     await t.step("an aborted caller signal: undefined at once", async () => {
