@@ -1,11 +1,17 @@
 /**
  * Big batches end to end (`--resume`, `--retries`, `--fail-on-row-errors`): the real entry points as
- * subprocesses against the sandbox over real HTTP, with real Chromium; PDFs read back as text. Waits for a
- * log line (20 s) are hang guards: a job reaches its first rows 2–4 s after it starts.
+ * subprocesses against the sandbox over real HTTP, with real Chromium; PDFs read back as text.
+ *
+ * Time bounds. What the test expects to happen (a log line it waits for, a page that loads) has `AMPLE_MS` or
+ * `AMPLE_S`, which only a hang runs out; a stop comes while the sandbox holds the row it must follow. A try
+ * that must fail by its element wait (a page without its frame) runs that wait out whatever its bound, so it is
+ * short, and what that short wait could cut (the detail page of the row tried again) is checked in a run of
+ * its own. The 429's `Retry-After` is bounded from below only.
  */
 import assert from "node:assert/strict";
 import { detailIdFor, detailMarker, type Sandbox, startSandbox } from "../../fixtures/sandbox.ts";
-import { pdfText, runJobProcess, TestFolder, waitUntil } from "../helpers/job_process.ts";
+import { AMPLE_MS, AMPLE_S } from "../helpers/host_speed.ts";
+import { eachAtOnce, pdfText, runJobProcess, TestFolder, waitUntil } from "../helpers/job_process.ts";
 import { portFlags, shipmentFlags } from "../helpers/site_flags.ts";
 
 const words = (text: string) => text.replace(/\s+/g, " ");
@@ -26,14 +32,17 @@ function uploadedResults(sandbox: Sandbox): string[] {
 }
 
 Deno.test("--resume after a stop at row 4 of 6 requests only rows 5 and 6; every PDF exists once", async () => {
-  // Row 4's report is held 1.5 s: the stop file, created when row 4 starts, is there before row 5.
-  await using sandbox = await startSandbox({ slowMs: 1_500 });
+  // Row 4's report loads only once the stop file is there (its script is held until then), so the file is
+  // there before row 5, however slow the host.
+  await using sandbox = await startSandbox();
+  const stopped4 = Promise.withResolvers<void>();
+  sandbox.holdUntil = () => stopped4.promise;
   await using dir = await TestFolder.create();
   const containers = [
     "MSCU0000001",
     "MSCU0000002",
     "MSCU0000003",
-    "SLOW-0000004",
+    "HOLDLOAD-0000004",
     "MSCU0000005",
     "MSCU0000006",
   ];
@@ -43,13 +52,18 @@ Deno.test("--resume after a stop at row 4 of 6 requests only rows 5 and 6; every
   );
   const stopFile = `${dir.out}/stop_R1.txt`;
 
-  const stopped = await runJobProcess("port", portArgs(sandbox, csv, dir.out, "R1"), {
-    env: dir.env,
-    whileRunning: async (_child, stdout) => {
-      await waitUntil(() => /Row 4\/6 .*processing/.test(stdout()), 20_000, "row 4");
-      await Deno.writeTextFile(stopFile, "");
+  const stopped = await runJobProcess(
+    "port",
+    portArgs(sandbox, csv, dir.out, "R1", `--wait-timeout=${AMPLE_S}`),
+    {
+      env: dir.env,
+      whileRunning: async (_child, stdout) => {
+        await waitUntil(() => /Row 4\/6 .*processing/.test(stdout()), AMPLE_MS, "row 4");
+        await Deno.writeTextFile(stopFile, "");
+        stopped4.resolve();
+      },
     },
-  });
+  );
   assert.equal(stopped.code, 130, stopped.stdout + stopped.stderr);
   assert.match(stopped.stdout, /Stop requested before row 5 of 6/);
   assert.equal((await dir.pdfs()).length, 4);
@@ -166,13 +180,15 @@ Deno.test("--retries 2: 503 twice then 200 passes, 503 three times fails, a 404 
   assert.ok(words(await pdfText(`${dir.out}/001 I FLAKY2-0000021.pdf`)).includes("FLAKY2-0000021"));
 });
 
-Deno.test("Job A: --retries passes a tracking page that first came as a 503 error page; exit codes", async (t) => {
+Deno.test("Job A: --retries passes a tracking page that first came as a 503 error page; exit codes", async () => {
   await using sandbox = await startSandbox();
   await using dir = await TestFolder.create();
-
-  await t.step(
-    "a page without its frame, then with it: tried again, exit 0 under --fail-on-row-errors",
-    async () => {
+  const cases = ["without its frame", "under --verify", "a row failed"] as const;
+  await eachAtOnce(cases, async (kind) => {
+    if (kind === "without its frame") {
+      // A page without its frame, then with it: tried again, exit 0 under --fail-on-row-errors. The first try
+      // runs its element wait out, so the wait is short: the retried row's detail page, which that wait also
+      // bounds, is checked under --verify below.
       const csv = await dir.csv("a1.csv", "fcr_number,invoice_no\nCPH-FLAKY1-201,I1\nCPH2026000202,I2\n");
       const out = `${dir.path}/a1`;
       const run = await runJobProcess("shipment", [
@@ -186,18 +202,31 @@ Deno.test("Job A: --retries passes a tracking page that first came as a 503 erro
       ], { env: dir.env });
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /Row 1\/2 \(.*\): try 1 of 2 failed: Iframe not found on page/);
-      const pages = sandbox.requests.portal.filter((r) => r.path === "/CPH-FLAKY1-201");
-      assert.equal(pages.length, 2);
+      assert.equal(sandbox.requests.portal.filter((r) => r.path === "/CPH-FLAKY1-201").length, 2);
       const text = words(await pdfText(`${out}/001 I1 CPH-FLAKY1-201.pdf`));
-      assert.ok(text.includes(detailMarker("CPH-FLAKY1-201", detailIdFor("CPH-FLAKY1-201"))), text);
-    },
-  );
-
-  await t.step(
-    "a row failed under --fail-on-row-errors: exit 3, after the upload and completion",
-    async () => {
+      assert.ok(text.includes("Shipment CPH-FLAKY1-201"), text);
+    } else if (kind === "under --verify") {
+      // Under --verify the 503 page fails its try at once, so every wait can be ample: tried again, the row
+      // prints its detail page.
+      const csv = await dir.csv("a3.csv", "fcr_number,invoice_no\nCPH-FLAKY1-211,I1\nCPH2026000212,I2\n");
+      const out = `${dir.path}/a3`;
+      const run = await runJobProcess("shipment", [
+        csv,
+        out,
+        "A3",
+        ...shipmentFlags(sandbox, { "wait-timeout": `${AMPLE_S}`, retries: "1" }),
+        "--verify",
+        "--fail-on-row-errors",
+      ], { env: dir.env });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /Row 1\/2 \(.*\): try 1 of 2 failed: the shipment page answered HTTP 503/);
+      assert.equal(sandbox.requests.portal.filter((r) => r.path === "/CPH-FLAKY1-211").length, 2);
+      const text = words(await pdfText(`${out}/001 I1 CPH-FLAKY1-211.pdf`));
+      assert.ok(text.includes(detailMarker("CPH-FLAKY1-211", detailIdFor("CPH-FLAKY1-211"))), text);
+    } else {
+      // A row failed under --fail-on-row-errors: exit 3, after the upload and completion. Its element wait
+      // runs out whatever its bound.
       const csv = await dir.csv("a2.csv", "fcr_number,invoice_no\nCPH-NOFRAME-203,I3\n");
-      const before = sandbox.requests.jobServer.length;
       const run = await runJobProcess("shipment", [
         csv,
         `${dir.path}/a2`,
@@ -208,8 +237,10 @@ Deno.test("Job A: --retries passes a tracking page that first came as a 503 erro
         "--fail-on-row-errors",
       ], { env: dir.env });
       assert.equal(run.code, 3, run.stdout + run.stderr);
-      const calls = sandbox.requests.jobServer.slice(before).map((r) => r.path.split("/").pop());
+      const calls = sandbox.requests.jobServer.filter((r) => r.jobId === "A2").map((r) =>
+        r.path.split("/").pop()
+      );
       assert.deepEqual(calls, ["upload-log", "complete"]);
-    },
-  );
+    }
+  });
 });
