@@ -3,13 +3,19 @@
  * while the job loads its report or while it prints it (the sandbox's kill pages), one row at a time and with
  * rows at once. Exactly that row fails, with an error naming the crash; every other row, the ones in the other
  * tabs at that moment included, is printed right; under `--retries 1` the crashed row is tried again and
- * succeeds (a kill page holds only as long as `slowMs` when nobody kills it).
+ * succeeds.
+ *
+ * Time bounds. The crashed row's page is held until the test ends, so only the kill ends its try, however
+ * slow the host; its retry's page is let through at once. What the test expects to happen (the row reaching
+ * its phase, the pages it loads, the browser gone after the run) has `AMPLE_MS` or `AMPLE_S`, which only a
+ * hang runs out.
  */
 import assert from "node:assert/strict";
 import { LONG_TESTS_IGNORED } from "../helpers/long_tests.ts";
 import { startSandbox } from "../../fixtures/sandbox.ts";
 import { KILL_FINGERPRINT_BYTES, KILL_MARKERS, killPhase } from "../../fixtures/sandbox/kill_pages.ts";
 import { WEB_FONT_PATH } from "../../fixtures/sandbox/late_fonts.ts";
+import { AMPLE_MS, AMPLE_S } from "../helpers/host_speed.ts";
 import { pdfText, runJobProcess, TestFolder, waitUntil } from "../helpers/job_process.ts";
 import { browserProcessesLeft, killFingerprintedRenderer } from "../helpers/processes.ts";
 import { portFlags } from "../helpers/site_flags.ts";
@@ -42,9 +48,12 @@ for (const { kill, concurrency, retries } of CASES) {
       retries ? "the row passes on its retry" : "that row only fails"
     }`;
   Deno.test({ name: title, ignore: LONG_TESTS_IGNORED }, async () => {
-    // The crash page is released after 2 s when nobody kills it (its retry); the late fonts of rows 1 and 3
-    // keep their tabs busy in the browser while row 2's renderer dies.
-    await using sandbox = await startSandbox({ slowMs: 2_000, fontDelayMs: 3_000 });
+    // The late fonts of rows 1 and 3 keep their tabs busy in the browser while row 2's renderer dies.
+    await using sandbox = await startSandbox({ fontDelayMs: 3_000 });
+    // Row 2's first try is held in its phase until the test ends; a second try (under --retries) goes through.
+    let holds = 0;
+    sandbox.holdUntil = (request) =>
+      request.query.phase === phase && holds++ === 0 ? new Promise<void>(() => {}) : Promise.resolve();
     await using dir = await TestFolder.create();
     // With rows at once, rows 1 and 3 wait in their own tabs for a late web font when row 2 is killed.
     const other = (n: number) => concurrency > 1 && n !== 2 && n < 4 ? `LATEFONT${n}` : `MSCU000000${n}`;
@@ -58,17 +67,21 @@ for (const { kill, concurrency, retries } of CASES) {
       csv,
       dir.out,
       "CR",
-      ...portFlags(sandbox, { concurrency: String(concurrency), retries: String(retries) }),
+      ...portFlags(sandbox, {
+        concurrency: String(concurrency),
+        retries: String(retries),
+        "wait-timeout": `${AMPLE_S}`,
+      }),
     ], {
       env: dir.env,
       whileRunning: async () => {
         const requests = sandbox.requests.port;
-        // 90 s: a hang guard; the job gets there in 1–3 s on a quiet host (30 s was seen at a load average of 25).
-        await waitUntil(() => requests.some((r) => r.query.phase === phase), 90_000, `row 2 in ${phase}`);
+        // The job gets there in 1–3 s on a quiet host; 30 s was seen at a load average of 25.
+        await waitUntil(() => requests.some((r) => r.query.phase === phase), AMPLE_MS, `row 2 in ${phase}`);
         if (concurrency > 1) {
           await waitUntil(
             () => requests.filter((r) => r.path.startsWith(WEB_FONT_PATH)).length >= 2,
-            90_000,
+            AMPLE_MS,
             "rows 1 and 3 waiting for their fonts",
           );
         }
