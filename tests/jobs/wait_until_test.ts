@@ -16,6 +16,7 @@ import {
   detailIdFor,
   detailMarker,
   LAZY_IMAGE_ALT,
+  type Sandbox,
   startSandbox,
   STEPWISE_TEXT,
 } from "../../fixtures/sandbox.ts";
@@ -46,18 +47,20 @@ async function lazyPngs(path: string): Promise<string[]> {
 }
 
 /**
- * Runs Job B on a page that never goes quiet (its row `row`) and fails when that row is not saved within
- * {@linkcode AMPLE_MS}: a readiness wait that its bound did not end would hold the row for as long as the page
- * stays busy, which is for ever. The job is then ended, so that the test fails instead of hanging.
+ * Runs Job B on `csv` under `--wait-until=ready` with the bound `waitTimeout` (seconds), for a page that never
+ * goes quiet in its row `row`, and fails when that row is not saved within {@linkcode AMPLE_MS}: a readiness
+ * wait that its bound did not end would hold the row for as long as the page stays busy, which is for ever.
+ * The job is then ended, so that the test fails instead of hanging.
  */
 async function runBusyPage(
-  args: string[],
-  env: Record<string, string>,
-  row: number,
+  sandbox: Sandbox,
+  dir: TestFolder,
+  { csv, jobId, waitTimeout, row }: { csv: string; jobId: string; waitTimeout: string; row: number },
 ): Promise<JobRun> {
   let held: unknown;
-  const run = await runJobProcess("port", args, {
-    env,
+  const flags = portFlags(sandbox, { "wait-timeout": waitTimeout, "wait-until": "ready" });
+  const run = await runJobProcess("port", [csv, dir.out, jobId, ...flags], {
+    env: dir.env,
     whileRunning: async (child, stdout) => {
       const saved = new RegExp(`Row ${row}/\\d+ \\([^)]*\\): saved `);
       try {
@@ -195,16 +198,7 @@ Deno.test("Job B, --wait-until=ready: a page that long-polls forever prints with
   await using sandbox = await startSandbox();
   await using dir = await TestFolder.create();
   const csv = await dir.csv("c.csv", "container_number,invoice_no\nMSCU-LONGPOLL-1,I1\nMSCU0000002,I2\n");
-  const run = await runBusyPage(
-    [
-      csv,
-      dir.out,
-      "WLONGPOLL",
-      ...portFlags(sandbox, { "wait-timeout": "3", "wait-until": "ready" }),
-    ],
-    dir.env,
-    1,
-  );
+  const run = await runBusyPage(sandbox, dir, { csv, jobId: "WLONGPOLL", waitTimeout: "3", row: 1 });
   assert.equal(run.code, 0, run.stdout + run.stderr);
   assert.deepEqual(await dir.pdfs(), ["001 I1 MSCU-LONGPOLL-1.pdf", "002 I2 MSCU0000002.pdf"]);
   // Each poll is held 1.5 s and asked again at once: at the deadline one waits for its answer (or is being
@@ -243,16 +237,7 @@ Deno.test("Job B, --wait-until=ready: a page that polls forever prints within th
   await using sandbox = await startSandbox();
   await using dir = await TestFolder.create();
   const csv = await dir.csv("c.csv", "container_number,invoice_no\nMSCU-POLLING-1,I1\nMSCU0000002,I2\n");
-  const run = await runBusyPage(
-    [
-      csv,
-      dir.out,
-      "WPOLL",
-      ...portFlags(sandbox, { "wait-timeout": "3", "wait-until": "ready" }),
-    ],
-    dir.env,
-    1,
-  );
+  const run = await runBusyPage(sandbox, dir, { csv, jobId: "WPOLL", waitTimeout: "3", row: 1 });
   assert.equal(run.code, 0, run.stdout + run.stderr);
   assert.deepEqual(await dir.pdfs(), ["001 I1 MSCU-POLLING-1.pdf", "002 I2 MSCU0000002.pdf"]);
   assert.match(
@@ -276,16 +261,7 @@ Deno.test("Job B, --wait-until=ready: pages that replace fetch, XMLHttpRequest, 
     "c.csv",
     "container_number,invoice_no\nMSCU-FAKEREADY-1,I1\nMSCU-POLLING-STALLREADY-2,I2\nMSCU0000003,I3\n",
   );
-  const run = await runBusyPage(
-    [
-      csv,
-      dir.out,
-      "WTAMPER",
-      ...portFlags(sandbox, { "wait-timeout": "6", "wait-until": "ready" }),
-    ],
-    dir.env,
-    2,
-  );
+  const run = await runBusyPage(sandbox, dir, { csv, jobId: "WTAMPER", waitTimeout: "6", row: 2 });
   assert.equal(run.code, 0, run.stdout + run.stderr);
   assert.deepEqual(await dir.pdfs(), [
     "001 I1 MSCU-FAKEREADY-1.pdf",
