@@ -9,6 +9,7 @@ import { Browser } from "../../lib/browser/browser.ts";
 import { CdpTimeoutError } from "../../lib/errors.ts";
 import { heapAfterGc } from "./heap.ts";
 import { browserOptions } from "./browser_fixture.ts";
+import { AMPLE_MS } from "./host_speed.ts";
 
 const CALLS = Number(Deno.args[0] ?? "400");
 const MODE = Deno.args[1] ?? "answered";
@@ -21,7 +22,7 @@ const call = MODE === "unanswered"
     const error = await browser.tab.evaluate(never, [], 20, label).catch((error) => error);
     if (!(error instanceof CdpTimeoutError)) throw new Error(`expected a timeout, got ${error}`);
   }
-  : (label: string) => browser.tab.evaluate(bigResult, [30_000], 10_000, label);
+  : (label: string) => browser.tab.evaluate(bigResult, [30_000], AMPLE_MS, label);
 // Calls the browser never answers go 20 at a time: each waits out its deadline, so one after another 400
 // would wait 8 s. The answered ones go one at a time.
 const batch = MODE === "unanswered" ? 20 : 1;

@@ -9,6 +9,7 @@
 export { processesOf, type ProcessInfo } from "../../fixtures/child_processes.ts";
 import type { ProcessInfo } from "../../fixtures/child_processes.ts";
 import { processesOf } from "../../fixtures/child_processes.ts";
+import { AMPLE_MS } from "./host_speed.ts";
 
 /** The command line of `pid`, arguments joined by spaces; "" when the process is gone. */
 export function commandLineOf(pid: number): string {
@@ -68,10 +69,12 @@ export async function browserProcessesUnder(marker: string): Promise<ProcessInfo
 }
 
 /**
- * Waits up to `ms` for every browser process under `marker` to be gone, and returns the PIDs still alive.
- * (Chromium's crash handler leaves on its own within about a second of the browser's exit.)
+ * Waits up to `ms` for every browser process under `marker` to be gone, and returns the PIDs still alive. A
+ * process that must end gets {@linkcode AMPLE_MS}, the default: Chromium's crash handler leaves on its own
+ * about a second after the browser's exit on a quiet host, and a SIGKILLed process dies once the kernel gets
+ * to it, both later on a loaded one; the wait ends as soon as none is left.
  */
-export async function browserProcessesLeft(marker: string, ms = 3_000): Promise<number[]> {
+export async function browserProcessesLeft(marker: string, ms = AMPLE_MS): Promise<number[]> {
   const until = Date.now() + ms;
   for (;;) {
     const left = (await browserProcessesUnder(marker)).map((process) => process.pid);
