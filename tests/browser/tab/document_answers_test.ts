@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { pointFrameAt } from "../../../lib/shipment/frame_repoint.ts";
 import { TabFixture } from "../../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../../helpers/host_speed.ts";
 
 /** An HTML answer with `status`. */
 const page = (body: string, status: number, headers: Record<string, string> = {}) =>
@@ -20,14 +21,14 @@ Deno.test("Tab.documentAnswer: the page's and a frame's answer, redirects follow
     .html("/detail", "<h1>Detail</h1>");
 
   await t.step("nothing is known before the tab tracks its answers", async () => {
-    await tab.navigate(site.url("/portal"), 5_000);
+    await tab.navigate(site.url("/portal"), AMPLE_MS);
     assert.equal(tab.documentAnswer(), undefined);
   });
 
   await tab.trackAnswers();
 
   await t.step("the page's answer, with its headers", async () => {
-    assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
+    assert.equal(await tab.navigate(site.url("/portal"), AMPLE_MS), true);
     const answer = tab.documentAnswer();
     assert.equal(answer?.status, 200);
     assert.equal(answer?.url, site.url("/portal"));
@@ -35,7 +36,7 @@ Deno.test("Tab.documentAnswer: the page's and a frame's answer, redirects follow
   });
 
   await t.step("a redirect to a 503 page: the last answer, where it came from", async () => {
-    await tab.navigate(site.url("/moved"), 5_000);
+    await tab.navigate(site.url("/moved"), AMPLE_MS);
     const answer = tab.documentAnswer();
     assert.equal(answer?.status, 503);
     assert.equal(answer?.url, site.url("/down"));
@@ -43,13 +44,13 @@ Deno.test("Tab.documentAnswer: the page's and a frame's answer, redirects follow
   });
 
   await t.step("an out-of-process frame's answer is its own, the page's stays", async () => {
-    await tab.navigate(site.url("/portal"), 5_000);
+    await tab.navigate(site.url("/portal"), AMPLE_MS);
     const element = tab.frameElement("#f");
     const frame = await element.owner();
     assert.ok(frame !== undefined);
     for (const [path, status] of [["/detail-error", 500], ["/detail", 200]] as const) {
       const url = site.url(path, "localhost");
-      assert.equal(await pointFrameAt(element, url, 5_000), "loaded");
+      assert.equal(await pointFrameAt(element, url, AMPLE_MS), "loaded");
       assert.deepEqual(
         [tab.documentAnswer(frame.frameId)?.status, tab.documentAnswer(frame.frameId)?.url],
         [status, url],

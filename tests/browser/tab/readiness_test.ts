@@ -1,8 +1,8 @@
 // Tab.ready (`--wait-until=ready`) against the real Chromium of this machine: what the readiness wait sees of a
-// page's requests, and a wait asked for after the run's stop. 5 s for a local load is a hang guard
-// (tests/helpers/browser_fixture.ts).
+// page's requests, and a wait asked for after the run's stop. Time bounds: see tests/helpers/browser_fixture.ts.
 import assert from "node:assert/strict";
 import { browserOptions, TabFixture } from "../../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../../helpers/host_speed.ts";
 import { Browser } from "../../../lib/browser/browser.ts";
 import { StopRequestedError } from "../../../lib/errors.ts";
 import { TestServer } from "../../../fixtures/sandbox/http_server.ts";
@@ -23,7 +23,7 @@ Deno.test("Tab.ready against real Chromium: a frame of another site in the page'
 <script>setInterval(() => document.getElementById("clock").textContent = String(Date.now()), 100);</script>`,
   );
   await tab.trackRequests();
-  assert.equal(await tab.navigate(site.url("/ticking"), 5_000), true);
+  assert.equal(await tab.navigate(site.url("/ticking"), AMPLE_MS), true);
   const busy = await tab.ready(1_500);
   assert.ok(busy.some((what) => what.includes("its content kept changing")), busy.join("; "));
   // Followed by session, the frame's navigation never ended and held each wait a second.
@@ -40,7 +40,7 @@ Deno.test("Tab.ready against real Chromium: asked for once the run is stopped, i
   const tab = browser.tab;
   site.html("/page", "<!doctype html><p>A page</p>");
   await tab.trackRequests();
-  assert.equal(await tab.navigate(site.url("/page"), 5_000), true);
+  assert.equal(await tab.navigate(site.url("/page"), AMPLE_MS), true);
   stop.abort(new StopRequestedError("stopped by the stop file"));
   await assert.rejects(tab.ready(5_000), StopRequestedError);
 });

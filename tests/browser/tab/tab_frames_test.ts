@@ -12,6 +12,7 @@ import type { FrameElement } from "../../../lib/browser/tab/frame_element.ts";
 import { pdfText, waitUntil } from "../../helpers/job_process.ts";
 import { withBusyThreads } from "../../helpers/busy_threads.ts";
 import { TabFixture } from "../../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../../helpers/host_speed.ts";
 import {
   closedPort,
   htmlResponse,
@@ -90,12 +91,12 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
   await t.step(
     "out-of-process frame: the other site's text is in the PDF and frameUrls shows its URL",
     async () => {
-      assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
+      assert.equal(await tab.navigate(site.url("/portal"), AMPLE_MS), true);
       const detailUrl = otherSite.url("/detail", "localhost");
-      assert.equal(await pointFrameAt(tab.frameElement("#detail"), detailUrl, 5_000), "loaded");
+      assert.equal(await pointFrameAt(tab.frameElement("#detail"), detailUrl, AMPLE_MS), "loaded");
       assert.equal(otherSite.requestsTo("/detail")[0]?.host, `localhost:${otherSite.port}`);
       assert.deepEqual(tab.frameUrls(), [detailUrl]);
-      await printPdfFile(tab, out, { fileName: "portal.pdf", params, timeoutMs: 10_000 });
+      await printPdfFile(tab, out, { fileName: "portal.pdf", params, timeoutMs: AMPLE_MS });
       const text = await pdfText(`${out}/portal.pdf`);
       assert.match(text, /Portal page 1234/);
       assert.match(text, /Detail text from the other site 4242/);
@@ -105,9 +106,9 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
   await t.step(
     "out-of-process frame refused: pointFrameAt says loaded, frameUrls shows the error page",
     async () => {
-      assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
+      assert.equal(await tab.navigate(site.url("/portal"), AMPLE_MS), true);
       const refusedUrl = `http://localhost:${closedPort()}/detail`;
-      assert.equal(await pointFrameAt(tab.frameElement("#detail"), refusedUrl, 5_000), "loaded");
+      assert.equal(await pointFrameAt(tab.frameElement("#detail"), refusedUrl, AMPLE_MS), "loaded");
       const urls = tab.frameUrls();
       assert.ok(urls.includes(ERROR_PAGE), `frame URLs: ${urls.join(", ")}`);
       assert.ok(!urls.includes(refusedUrl), `frame URLs: ${urls.join(", ")}`);
@@ -117,14 +118,14 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
   await t.step(
     "out-of-process frame with X-Frame-Options: DENY: loaded, but frameUrls shows the error page",
     async () => {
-      assert.equal(await tab.navigate(site.url("/portal"), 5_000), true);
+      assert.equal(await tab.navigate(site.url("/portal"), AMPLE_MS), true);
       const deniedUrl = otherSite.url("/deny", "localhost");
-      assert.equal(await pointFrameAt(tab.frameElement("#detail"), deniedUrl, 5_000), "loaded");
+      assert.equal(await pointFrameAt(tab.frameElement("#detail"), deniedUrl, AMPLE_MS), "loaded");
       assert.equal(otherSite.requestsTo("/deny").length, 1, "the detail server did answer");
       const urls = tab.frameUrls();
       assert.ok(urls.includes(ERROR_PAGE), `frame URLs: ${urls.join(", ")}`);
       assert.ok(!urls.includes(deniedUrl), `frame URLs: ${urls.join(", ")}`);
-      await printPdfFile(tab, out, { fileName: "denied.pdf", params, timeoutMs: 10_000 });
+      await printPdfFile(tab, out, { fileName: "denied.pdf", params, timeoutMs: AMPLE_MS });
       assert.doesNotMatch(await pdfText(`${out}/denied.pdf`), /Framing denied 666/);
     },
   );
@@ -134,15 +135,15 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
     async () => {
       // Measured: on a loaded host, a command sent to the error page's new session before the page reports
       // the frame's move was dropped for about one frame in four, and the wait ran into its timeout.
-      // The portal load gets 10 s and each re-point 5 s, hang guards (see tests/helpers/browser_fixture.ts);
-      // the dropped command this step is for never got an answer at all (still pending after 25 s), so it
-      // fails at any bound.
+      // The portal load and each re-point get AMPLE_MS (see tests/helpers/browser_fixture.ts); the dropped
+      // command this step is for never got an answer at all (still pending after 25 s), so it fails at any
+      // bound.
       const deniedUrl = otherSite.url("/deny", "localhost");
       await withBusyThreads(navigator.hardwareConcurrency * 2, async () => {
         for (let i = 1; i <= 20; i++) {
-          assert.equal(await tab.navigate(site.url("/portal"), 10_000), true);
+          assert.equal(await tab.navigate(site.url("/portal"), AMPLE_MS), true);
           assert.equal(
-            await pointFrameAt(tab.frameElement("#detail"), deniedUrl, 5_000),
+            await pointFrameAt(tab.frameElement("#detail"), deniedUrl, AMPLE_MS),
             "loaded",
             `attempt ${i}`,
           );
@@ -160,12 +161,12 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
         "/refused-frame",
         `<!doctype html><h1>Portal 99</h1><iframe id="broken" src="${refused}" style="width: 90%"></iframe>`,
       );
-      assert.equal(await tab.navigate(site.url("/refused-frame"), 5_000), true);
-      await waitUntil(() => tab.frameUrls().includes(ERROR_PAGE), 5_000, "the frame shows its error page");
+      assert.equal(await tab.navigate(site.url("/refused-frame"), AMPLE_MS), true);
+      await waitUntil(() => tab.frameUrls().includes(ERROR_PAGE), AMPLE_MS, "the frame shows its error page");
       const detail = otherSite.url("/detail", "localhost");
-      assert.equal(await pointFrameAt(tab.frameElement("#broken"), detail, 5_000), "loaded");
+      assert.equal(await pointFrameAt(tab.frameElement("#broken"), detail, AMPLE_MS), "loaded");
       assert.deepEqual(tab.frameUrls(), [detail]);
-      await printPdfFile(tab, out, { fileName: "after-refused.pdf", params, timeoutMs: 10_000 });
+      await printPdfFile(tab, out, { fileName: "after-refused.pdf", params, timeoutMs: AMPLE_MS });
       assert.match(await pdfText(`${out}/after-refused.pdf`), /Detail text from the other site 4242/);
     },
   );
@@ -187,17 +188,17 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
       );
       // The portal page's `load` waits for the frame's first page: start it, then re-point as soon as the
       // first page has committed.
-      const opened = tab.navigate(site.url("/late-frame"), 5_000);
+      const opened = tab.navigate(site.url("/late-frame"), AMPLE_MS);
       await waitUntil(
         () => otherSite.requestsTo("/slow.png").length > 0,
-        5_000,
+        AMPLE_MS,
         "the first page asks for its image",
       );
       const detail = otherSite.url("/late-detail", "localhost");
-      assert.equal(await pointFrameAt(tab.frameElement("#late"), detail, 5_000), "loaded");
+      assert.equal(await pointFrameAt(tab.frameElement("#late"), detail, AMPLE_MS), "loaded");
       await opened;
       assert.deepEqual(tab.frameUrls(), [detail]);
-      await printPdfFile(tab, out, { fileName: "late.pdf", params, timeoutMs: 10_000 });
+      await printPdfFile(tab, out, { fileName: "late.pdf", params, timeoutMs: AMPLE_MS });
       assert.match(await pdfText(`${out}/late.pdf`), /Late detail 5150/);
     },
   );
@@ -216,10 +217,10 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
       );
       const detail = otherSite.url("/now-detail", "localhost");
       for (let i = 0; i < 8; i++) {
-        assert.equal(await tab.navigate(site.url("/adds-frame"), 5_000), true);
-        assert.equal(await tab.waitForSelector("#added", 5_000), true);
+        assert.equal(await tab.navigate(site.url("/adds-frame"), AMPLE_MS), true);
+        assert.equal(await tab.waitForSelector("#added", AMPLE_MS), true);
         assert.equal(
-          await pointFrameAt(tab.frameElement("#added"), detail, 5_000),
+          await pointFrameAt(tab.frameElement("#added"), detail, AMPLE_MS),
           "loaded",
           `attempt ${i + 1}`,
         );
@@ -253,20 +254,20 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
         for (let i = 1; i <= 16; i++) {
           held = Promise.withResolvers<void>();
           const asked = site.requestsTo("/frame-home").length;
-          assert.equal(await tab.navigate(site.url("/adds-home-frame"), 10_000), true);
-          assert.equal(await tab.waitForSelector("#homed", 5_000), true);
+          assert.equal(await tab.navigate(site.url("/adds-home-frame"), AMPLE_MS), true);
+          assert.equal(await tab.waitForSelector("#homed", AMPLE_MS), true);
           await waitUntil(
             () => site.requestsTo("/frame-home").length > asked,
-            5_000,
+            AMPLE_MS,
             "the frame asks for its first page",
           );
           assert.equal(
-            await pointFrameAt(firstPageLoadsFirst(tab.frameElement("#homed"), held), detail, 5_000),
+            await pointFrameAt(firstPageLoadsFirst(tab.frameElement("#homed"), held), detail, AMPLE_MS),
             "loaded",
             `attempt ${i}`,
           );
           assert.deepEqual(tab.frameUrls(), [detail], `attempt ${i}`);
-          await printPdfFile(tab, out, { fileName: "home-frame.pdf", params, timeoutMs: 10_000 });
+          await printPdfFile(tab, out, { fileName: "home-frame.pdf", params, timeoutMs: AMPLE_MS });
           assert.match(
             await pdfText(`${out}/home-frame.pdf`),
             /Detail text from the other site 4242/,

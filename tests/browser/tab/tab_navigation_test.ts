@@ -1,7 +1,7 @@
 // Tab.navigate against the real Chromium of this machine: a page that loads, a refused connection, a server
-// that never answers, a body that never ends, a missing file; and the page's dialogs, which block neither
-// navigate, evaluate nor print. One browser for the file: every step navigates the tab first. Time bounds:
-// see tests/helpers/browser_fixture.ts.
+// that never answers, a body still coming at the deadline, a missing file; and the page's dialogs, which block
+// neither navigate, evaluate nor print. One browser for the file: every step navigates the tab first. Time
+// bounds: see tests/helpers/browser_fixture.ts.
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
 import { NavigationError } from "../../../lib/errors.ts";
@@ -9,9 +9,10 @@ import { printPdfFile } from "../../../lib/browser/pdf_output.ts";
 import { shipmentPrintParams } from "../../../lib/shipment/print_params.ts";
 import { pdfText } from "../../helpers/job_process.ts";
 import { failure, TabFixture, textOf } from "../../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../../helpers/host_speed.ts";
 import { closedPort } from "../../../fixtures/sandbox/http_server.ts";
 
-Deno.test("Tab.navigate against real Chromium: loads, refusals, hangs, endless bodies, dialogs", async (t) => {
+Deno.test("Tab.navigate against real Chromium: loads, refusals, hangs, late bodies, dialogs", async (t) => {
   await using fixture = await TabFixture.start();
   const { tab, site, out, folder, dialogs } = fixture;
   const params = shipmentPrintParams(false);
@@ -19,46 +20,74 @@ Deno.test("Tab.navigate against real Chromium: loads, refusals, hangs, endless b
   site.html("/ok", "<!doctype html><title>ok</title><p id=ok>Plain page 200</p>");
 
   await t.step("navigate: a 200 page loads and returns true", async () => {
-    assert.equal(await tab.navigate(site.url("/ok"), 5_000), true);
+    assert.equal(await tab.navigate(site.url("/ok"), AMPLE_MS), true);
     assert.equal(await textOf(tab, "#ok"), "Plain page 200");
     assert.equal(site.requestsTo("/ok").length, 1);
   });
 
   await t.step("navigate: connection refused (free high port) is a NavigationError", async () => {
-    const error = await failure(tab.navigate(`http://127.0.0.1:${closedPort()}/x`, 5_000), NavigationError);
+    const error = await failure(
+      tab.navigate(`http://127.0.0.1:${closedPort()}/x`, AMPLE_MS),
+      NavigationError,
+    );
     assert.match(error.message, /net::ERR_CONNECTION_REFUSED/);
   });
 
-  await t.step("navigate: a server that never answers is a NavigationError after ~the timeout", async () => {
+  await t.step("navigate: a server that never answers is a NavigationError at the deadline", async () => {
     site.hang("/hang");
+    // From a page of this site first: the step before left the tab to commit an error page in a process of its
+    // own, and a navigation begun during that swap could not be stopped at its deadline on a loaded host
+    // ("Not attached to an active page", at a load average of 77).
+    assert.equal(await tab.navigate(site.url("/ok"), AMPLE_MS), true);
     const started = performance.now();
     const error = await failure(tab.navigate(site.url("/hang"), 1_000), NavigationError);
     const ms = performance.now() - started;
-    // Not before the 1 s deadline; after it only Page.stopLoading (a few ms) runs, so 1.5 s of slack covers a
-    // loaded host and still catches a load that waits for the 10 s call deadline or runs the deadline twice.
-    assert.ok(ms >= 950 && ms < 2_500, `failed after ${ms.toFixed(0)} ms`);
-    assert.match(error.message, /did not answer/);
-    assert.equal(site.requestsTo("/hang").length, 1, "the server did get the request");
+    // Not before the 1 s deadline. The message names the deadline that ended the load: the navigation's 1 s,
+    // not the 10 s call deadline; and the one request shows the load was not tried again.
+    assert.ok(ms >= 950, `failed after ${ms.toFixed(0)} ms`);
+    assert.match(error.message, /^Loading \S+ timed out after 1 s: the server did not answer$/);
+    assert.equal(site.requestsTo("/hang").length, 1, "the server did get the request, once");
     // The tab still works.
-    assert.equal(await tab.navigate(site.url("/ok"), 5_000), true);
+    assert.equal(await tab.navigate(site.url("/ok"), AMPLE_MS), true);
     assert.equal(await textOf(tab, "#ok"), "Plain page 200");
   });
 
   await t.step(
-    "navigate: a body that never ends returns false after the timeout, and the page prints",
+    "navigate: a body still coming at the deadline returns false then, and the page prints",
     async () => {
-      site.endless(
-        "/endless",
-        `<!doctype html><title>endless</title><p>Endless page head 5150</p>${"<p>more text</p>".repeat(200)}`,
-      );
+      // The head at once, the body's end 1.5 s after the request: a timer of this process started after the
+      // load's 1 s deadline timer, so it fires after that one however loaded the host. A load wait that
+      // outlasted its deadline (run twice, or on the 10 s call deadline) would see the page load and return true.
+      site.route("/late-end", (_request, closing) => {
+        const encoder = new TextEncoder();
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(encoder.encode(
+              `<!doctype html><title>late end</title><p>Late page head 5150</p>${
+                "<p>more text</p>".repeat(200)
+              }`,
+            ));
+            const end = () => {
+              clearTimeout(timer);
+              try {
+                controller.enqueue(encoder.encode("<p>Late page end</p>"));
+                controller.close();
+              } catch { /* the client cancelled already */ }
+            };
+            const timer = setTimeout(end, 1_500);
+            closing.addEventListener("abort", end, { once: true });
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/html; charset=utf-8" } });
+      });
       const started = performance.now();
-      assert.equal(await tab.navigate(site.url("/endless"), 1_000), false);
+      // The same deadline covers the page's commit, which must come within it (measured: a local page loads in
+      // 0.05–0.3 s, at a load average of 44 too).
+      assert.equal(await tab.navigate(site.url("/late-end"), 1_000), false);
       const ms = performance.now() - started;
-      // The one 1 s deadline covers the whole load: a deadline per phase (answer, then load) would take 2 s or
-      // more, the 10 s call deadline far more. Stopping the load takes a few ms; the rest is slack for load.
-      assert.ok(ms >= 950 && ms < 3_000, `returned after ${ms.toFixed(0)} ms`);
-      await printPdfFile(tab, out, { fileName: "endless.pdf", params, timeoutMs: 10_000 });
-      assert.match(await pdfText(`${out}/endless.pdf`), /Endless page head 5150/);
+      assert.ok(ms >= 950, `returned after ${ms.toFixed(0)} ms`);
+      await printPdfFile(tab, out, { fileName: "late-end.pdf", params, timeoutMs: AMPLE_MS });
+      assert.match(await pdfText(`${out}/late-end.pdf`), /Late page head 5150/);
     },
   );
 
@@ -80,20 +109,20 @@ Deno.test("Tab.navigate against real Chromium: loads, refusals, hangs, endless b
         { headers: { "content-type": "text/html" } },
       ));
     for (let attempt = 1; attempt <= 10; attempt++) {
-      assert.equal(await tab.navigate(site.url("/blanker"), 5_000), true);
+      assert.equal(await tab.navigate(site.url("/blanker"), AMPLE_MS), true);
       assert.equal(
-        await tab.navigate(site.url("/tail"), 5_000),
+        await tab.navigate(site.url("/tail"), AMPLE_MS),
         true,
         `attempt ${attempt}: /tail did not load`,
       );
-      const shown = await tab.evaluate(() => document.body.innerText, [], 5_000, "Reading the page");
+      const shown = await tab.evaluate(() => document.body.innerText, [], AMPLE_MS, "Reading the page");
       assert.match(shown, /Tail 32/, `attempt ${attempt}: navigate returned before its page had loaded`);
     }
   });
 
   await t.step("navigate: a missing file:// is a NavigationError", async () => {
     const error = await failure(
-      tab.navigate(pathToFileURL(`${folder.path}/missing.html`).href, 5_000),
+      tab.navigate(pathToFileURL(`${folder.path}/missing.html`).href, AMPLE_MS),
       NavigationError,
     );
     assert.match(error.message, /net::ERR_FILE_NOT_FOUND/);
@@ -111,7 +140,7 @@ Deno.test("Tab.navigate against real Chromium: loads, refusals, hangs, endless b
         addEventListener("beforeprint", () => alert("alert before print"));
       </script>`,
       );
-      assert.equal(await tab.navigate(site.url("/dialogs"), 3_000), true);
+      assert.equal(await tab.navigate(site.url("/dialogs"), AMPLE_MS), true);
       const confirmed = await tab.evaluate(
         () =>
           new Promise((resolve) => {
@@ -120,15 +149,15 @@ Deno.test("Tab.navigate against real Chromium: loads, refusals, hangs, endless b
             check();
           }),
         [],
-        3_000,
+        AMPLE_MS,
         "Waiting for the page's confirm()",
       );
       assert.equal(confirmed, false, "the confirm() was dismissed");
       assert.equal(
-        await tab.evaluate(() => confirm("confirm from evaluate"), [], 3_000, "Confirming"),
+        await tab.evaluate(() => confirm("confirm from evaluate"), [], AMPLE_MS, "Confirming"),
         false,
       );
-      await printPdfFile(tab, out, { fileName: "dialogs.pdf", params, timeoutMs: 5_000 });
+      await printPdfFile(tab, out, { fileName: "dialogs.pdf", params, timeoutMs: AMPLE_MS });
       assert.match(await pdfText(`${out}/dialogs.pdf`), /Dialog page 777/);
       assert.deepEqual(dialogs, [
         "alert dialog dismissed: alert while loading",

@@ -3,6 +3,7 @@
 // row whether it loaded a page. Time bounds: see tests/helpers/browser_fixture.ts.
 import assert from "node:assert/strict";
 import { TabFixture } from "../../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../../helpers/host_speed.ts";
 import { pixelsIn } from "../../helpers/jpeg_pixels.ts";
 
 const COLOURS = { red: "#ff0000", blue: "#0000ff" };
@@ -19,13 +20,18 @@ Deno.test("Tab.thumbnail against real Chromium: the viewport scaled down, the pa
   const shown = tab.documentsShown;
 
   await t.step("a JPEG 320 px wide in the viewport's shape, a few KB, of the page's colour", async () => {
-    await tab.navigate(site.url("/red"), 5_000);
-    const jpeg = await tab.thumbnail(320, 60, 5_000);
+    await tab.navigate(site.url("/red"), AMPLE_MS);
+    const jpeg = await tab.thumbnail(320, 60, AMPLE_MS);
     const bytes = Uint8Array.from(atob(jpeg), (c) => c.charCodeAt(0));
     assert.deepEqual([...bytes.subarray(0, 2)], [0xff, 0xd8]);
     assert.ok(bytes.length < 10_000, `${bytes.length} bytes`);
-    const viewport = await tab.evaluate(() => [innerWidth, innerHeight], [], 5_000, "Reading the viewport");
-    const pixels = await tab.evaluate(pixelsIn, [jpeg, null, COLOURS], 5_000, "Counting pixels");
+    const viewport = await tab.evaluate(
+      () => [innerWidth, innerHeight],
+      [],
+      AMPLE_MS,
+      "Reading the viewport",
+    );
+    const pixels = await tab.evaluate(pixelsIn, [jpeg, null, COLOURS], AMPLE_MS, "Counting pixels");
     assert.equal(pixels.width, 320);
     // Its shape is the viewport's (give or take the scroll bar and a pixel of rounding).
     const shape = viewport[1]! / viewport[0]!;
@@ -37,10 +43,10 @@ Deno.test("Tab.thumbnail against real Chromium: the viewport scaled down, the pa
     // Three times each way: without the wait, the shot showed the next page (or hung) in one run of three.
     const pairs = [["/red", "/blue"], ["/blue", "/red"]] as const;
     for (const [from, to] of [...pairs, ...pairs, ...pairs]) {
-      await tab.navigate(site.url(from), 5_000);
-      const shot = tab.thumbnail(320, 60, 5_000);
-      await tab.navigate(site.url(to), 5_000);
-      const pixels = await tab.evaluate(pixelsIn, [await shot, null, COLOURS], 5_000, "Counting pixels");
+      await tab.navigate(site.url(from), AMPLE_MS);
+      const shot = tab.thumbnail(320, 60, AMPLE_MS);
+      await tab.navigate(site.url(to), AMPLE_MS);
+      const pixels = await tab.evaluate(pixelsIn, [await shot, null, COLOURS], AMPLE_MS, "Counting pixels");
       const [was, next] = from === "/red" ? ["red", "blue"] : ["blue", "red"];
       assert.ok(pixels.near[was]! > 0.9 * pixels.pixels && pixels.near[next] === 0, JSON.stringify(pixels));
     }
@@ -49,7 +55,7 @@ Deno.test("Tab.thumbnail against real Chromium: the viewport scaled down, the pa
   await t.step("documentsShown counts the documents loaded and the content set", async () => {
     // Thirteen loads above, then one content set.
     assert.equal(tab.documentsShown, shown + 13);
-    await tab.setContent(filled("#00ff00"), 5_000);
+    await tab.setContent(filled("#00ff00"), AMPLE_MS);
     assert.equal(tab.documentsShown, shown + 14);
   });
 });

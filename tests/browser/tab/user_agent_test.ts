@@ -14,6 +14,7 @@ import { Tab } from "../../../lib/browser/tab/tab.ts";
 import { shipmentPrintParams } from "../../../lib/shipment/print_params.ts";
 import { TestFolder, waitUntil } from "../../helpers/job_process.ts";
 import { browserOptions, CHROMIUM } from "../../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../../helpers/host_speed.ts";
 import { TestServer } from "../../../fixtures/sandbox/http_server.ts";
 
 /** The User-Agent the tests give (with a character that must travel unchanged). */
@@ -78,24 +79,24 @@ const PATHS = [
 
 /** Loads `/page` in `tab`, re-points its frame, and waits until the site received every one of {@linkcode PATHS}. */
 async function loadEverything(tab: Tab, site: TestServer): Promise<void> {
-  assert.equal(await tab.navigate(site.url("/page"), 5_000), true);
-  // Hang guards: a local page's requests, its workers' included, all come well within a second.
+  assert.equal(await tab.navigate(site.url("/page"), AMPLE_MS), true);
+  // A local page's requests, its workers' included, all come well within a second; AMPLE_MS for a loaded host.
   await requested(site, PATHS.slice(0, -5));
   await tab.evaluate(
     (url: string) => {
       document.querySelector("iframe")!.src = url;
     },
     [site.url("/frame-again", "localhost")],
-    5_000,
+    AMPLE_MS,
     "Re-pointing the frame",
   );
   await requested(site, PATHS);
 }
 
-/** Waits (5 s at most) until the site received a request for each of `paths`. */
+/** Waits ({@linkcode AMPLE_MS} at most) until the site received a request for each of `paths`. */
 async function requested(site: TestServer, paths: string[]): Promise<void> {
   const missing = () => paths.filter((path) => site.requestsTo(path).length === 0);
-  await waitUntil(() => missing().length === 0, 5_000, "the page's requests").catch((error) => {
+  await waitUntil(() => missing().length === 0, AMPLE_MS, "the page's requests").catch((error) => {
     throw new Error(`${error.message}; never requested: ${missing().join(", ")}`);
   });
 }
@@ -132,7 +133,7 @@ Deno.test("--user-agent: every request of the page and of its out-of-process fra
   await printPdfFile(browser.tab, dir.out, {
     fileName: "p.pdf",
     params: shipmentPrintParams(false),
-    timeoutMs: 30_000,
+    timeoutMs: AMPLE_MS,
   });
   assert.match(await pdfCreator(`${dir.out}/p.pdf`) ?? "", /^Mozilla\/5\.0 \(X11; .*HeadlessChrome\//);
 });
@@ -142,7 +143,7 @@ Deno.test("--user-agent: also in a browser the job only attached to (--browser-u
   const chromium = await ChromiumProcess.launch({
     executable: CHROMIUM,
     headless: true,
-    startTimeoutMs: 20_000,
+    startTimeoutMs: AMPLE_MS,
   });
   try {
     await using browser = await Browser.start({
@@ -210,9 +211,9 @@ async function spiedTab(userAgent?: string): Promise<
   const chromium = await ChromiumProcess.launch({
     executable: CHROMIUM,
     headless: true,
-    startTimeoutMs: 20_000,
+    startTimeoutMs: AMPLE_MS,
   });
-  const connection = await CdpConnection.connect(await chromium.endpoint, { timeoutMs: 20_000 });
+  const connection = await CdpConnection.connect(await chromium.endpoint, { timeoutMs: AMPLE_MS });
   const sent: { method: string; sessionId: string | undefined }[] = [];
   const send = connection.send.bind(connection);
   connection.send = ((method, params, timeoutMs, sessionId, label) => {
