@@ -3,15 +3,25 @@
 // through the tab's session) and in a frame of another site (out of process, through its own session); a frame
 // still loading does not hold the wait; a font that never arrives, a hostile page and a page whose main thread
 // is blocked all end at the deadline. The fonts are the sandbox's late fonts (fixtures/sandbox/late_fonts.ts),
-// answered here after 400 ms. Time bounds: see tests/helpers/browser_fixture.ts.
+// answered here after 400 ms. Time bounds: see tests/helpers/browser_fixture.ts. A wait that must end at its
+// deadline ends by timers of this process at the latest (the calls' deadlines, 1 s after the wait's), so it
+// is checked against a timer started just after it (tests/helpers/timer_order.ts).
 import assert from "node:assert/strict";
+import { ANSWER_MS } from "../../../lib/browser/ready/font_wait.ts";
 import { lateFontMarkup, lateFontResponse } from "../../../fixtures/sandbox/late_fonts.ts";
 import { htmlPage } from "../../../fixtures/sandbox/html.ts";
 import { TestServer } from "../../../fixtures/sandbox/http_server.ts";
 import { waitUntil } from "../../helpers/job_process.ts";
 import { TabFixture } from "../../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../../helpers/host_speed.ts";
+import { settlesBefore } from "../../helpers/timer_order.ts";
 
 const FONT_DELAY_MS = 400;
+
+/** The deadline of a wait that must run out. */
+const SHORT_WAIT_MS = 300;
+/** A timer started just after such a wait, which it must beat: 0.5 s past its calls' deadlines. */
+const SHORT_WAIT_END_MS = SHORT_WAIT_MS + ANSWER_MS + 500;
 
 /** A page whose script sets text in a web font after load: `late` answered after 400 ms, `lost` never. */
 function fontPage(font: "late" | "lost", head = ""): string {
@@ -59,13 +69,13 @@ Deno.test("Tab.fontsReady against real Chromium: page, same-origin and out-of-pr
     tab.evaluate(
       () => [...document.fonts].filter((face) => face.status === "loading").length,
       [],
-      5_000,
+      AMPLE_MS,
       "Counting the faces still loading",
     );
 
   await t.step("the page: the wait ends when the late font has arrived", async () => {
-    assert.equal(await tab.navigate(site.url("/late"), 5_000), true);
-    const [late, ms] = await timed(tab.fontsReady(10_000));
+    assert.equal(await tab.navigate(site.url("/late"), AMPLE_MS), true);
+    const [late, ms] = await timed(tab.fontsReady(AMPLE_MS));
     assert.deepEqual(late, []);
     assert.equal(await facesLoading(), 0);
     // The font is asked for after load, then answered 400 ms later: a wait that did not wait ends at once.
@@ -74,7 +84,7 @@ Deno.test("Tab.fontsReady against real Chromium: page, same-origin and out-of-pr
 
   await t.step("text added just before the wait: its font is asked for and waited for", async () => {
     site.html("/plain", htmlPage("plain", "<p>No web font yet</p>"));
-    assert.equal(await tab.navigate(site.url("/plain"), 5_000), true);
+    assert.equal(await tab.navigate(site.url("/plain"), AMPLE_MS), true);
     // No layout between adding the text and the wait: the wait's own layout must ask for the font.
     await tab.evaluate(
       () => {
@@ -87,10 +97,10 @@ Deno.test("Tab.fontsReady against real Chromium: page, same-origin and out-of-pr
         document.body.append(style, p);
       },
       [],
-      5_000,
+      AMPLE_MS,
       "Adding text in a web font",
     );
-    const [late, ms] = await timed(tab.fontsReady(10_000));
+    const [late, ms] = await timed(tab.fontsReady(AMPLE_MS));
     assert.deepEqual(late, []);
     assert.equal(await facesLoading(), 0);
     assert.ok(ms >= FONT_DELAY_MS - 100, `the wait ended after ${ms.toFixed(0)} ms`);
@@ -104,38 +114,45 @@ Deno.test("Tab.fontsReady against real Chromium: page, same-origin and out-of-pr
       htmlPage("f", frames("/lost")),
     );
 
-    assert.equal(await tab.navigate(site.url("/frames-late"), 5_000), true);
-    await waitUntil(() => tab.frameUrls().length === 2, 5_000, "both frames");
-    const [late, ms] = await timed(tab.fontsReady(10_000));
+    assert.equal(await tab.navigate(site.url("/frames-late"), AMPLE_MS), true);
+    await waitUntil(() => tab.frameUrls().length === 2, AMPLE_MS, "both frames");
+    const [late, ms] = await timed(tab.fontsReady(AMPLE_MS));
     assert.deepEqual(late, []);
     assert.ok(ms >= FONT_DELAY_MS - 100, `the wait ended after ${ms.toFixed(0)} ms`);
 
-    assert.equal(await tab.navigate(site.url("/frames-lost"), 5_000), true);
-    await waitUntil(() => tab.frameUrls().length === 2, 5_000, "both frames");
-    const [lost, lostMs] = await timed(tab.fontsReady(300));
+    assert.equal(await tab.navigate(site.url("/frames-lost"), AMPLE_MS), true);
+    await waitUntil(() => tab.frameUrls().length === 2, AMPLE_MS, "both frames");
+    const lost = await settlesBefore(SHORT_WAIT_END_MS, () => tab.fontsReady(SHORT_WAIT_MS));
     assert.deepEqual(
-      lost.sort(),
+      lost.value.sort(),
       [`the frame ${site.url("/lost")}`, `the frame ${otherSite.url("/lost", "localhost")}`].sort(),
     );
-    // The page's timer ends the wait at 300 ms; 1.5 s of slack for a loaded host.
-    assert.ok(lostMs < 1_800, `the wait ended after ${lostMs.toFixed(0)} ms`);
+    assert.ok(lost.before, "the wait outlasted its deadline");
   });
 
   await t.step(
-    "a frame still loading (its load wait ran out): only fonts it is loading are waited for",
+    "a frame still loading (as after its load wait ran out): only fonts it is loading are waited for",
     async () => {
-      // `document.fonts.ready` would wait for the frame's (and so the page's) load too: here, to the deadline.
+      // `document.fonts.ready` would wait for the frame's load too: here, to the deadline. A load wait that ran
+      // out leaves the page loaded (Page.stopLoading) and a frame of another site still loading; so does this
+      // frame, added once the page has loaded, with no navigation deadline that the page's commit must beat.
       otherSite.endless("/endless", "<!doctype html><p>Still loading</p>");
+      const frameUrl = otherSite.url("/endless", "localhost");
       site.html(
-        "/framed-endless",
-        htmlPage("f", `<iframe src="${otherSite.url("/endless", "localhost")}"></iframe>`),
+        "/adds-endless",
+        htmlPage(
+          "f",
+          `<script>addEventListener("load", () => {
+  const frame = document.createElement("iframe");
+  frame.src = ${JSON.stringify(frameUrl)};
+  document.body.append(frame);
+});</script>`,
+        ),
       );
-      // The frame never loads, so the navigation ends at its deadline: that deadline must still leave the page
-      // itself time to commit on a loaded host (half a second once did not, in CI).
-      assert.equal(await tab.navigate(site.url("/framed-endless"), 3_000), false);
-      const [late, ms] = await timed(tab.fontsReady(5_000));
-      assert.deepEqual(late, []);
-      assert.ok(ms < 2_000, `the wait ended after ${ms.toFixed(0)} ms`);
+      assert.equal(await tab.navigate(site.url("/adds-endless"), AMPLE_MS), true);
+      await waitUntil(() => tab.frameUrls().includes(frameUrl), AMPLE_MS, "the frame");
+      // Nothing named: the wait did not run to its deadline on the frame's load.
+      assert.deepEqual(await tab.fontsReady(AMPLE_MS), []);
     },
   );
 
@@ -144,16 +161,15 @@ Deno.test("Tab.fontsReady against real Chromium: page, same-origin and out-of-pr
       "/hostile-plain",
       htmlPage("h", "x", HOSTILE_HEAD),
     );
-    // Its `document.fonts.ready` never settles: the real one, with no font to wait for, is ready at once.
-    assert.equal(await tab.navigate(site.url("/hostile-plain"), 5_000), true);
-    const [plain, plainMs] = await timed(tab.fontsReady(10_000));
-    assert.deepEqual(plain, []);
-    assert.ok(plainMs < 2_000, `the wait ended after ${plainMs.toFixed(0)} ms`);
+    // Its `document.fonts.ready` never settles: the real one, with no font to wait for, is ready at once (a
+    // wait that ran to its deadline would name the page).
+    assert.equal(await tab.navigate(site.url("/hostile-plain"), AMPLE_MS), true);
+    assert.deepEqual(await tab.fontsReady(AMPLE_MS), []);
     // A font that never arrives: the wait still ends on time.
-    assert.equal(await tab.navigate(site.url("/hostile-lost"), 5_000), true);
-    const [lost, lostMs] = await timed(tab.fontsReady(300));
-    assert.deepEqual(lost, ["the page"]);
-    assert.ok(lostMs < 1_800, `the wait ended after ${lostMs.toFixed(0)} ms`);
+    assert.equal(await tab.navigate(site.url("/hostile-lost"), AMPLE_MS), true);
+    const lost = await settlesBefore(SHORT_WAIT_END_MS, () => tab.fontsReady(SHORT_WAIT_MS));
+    assert.deepEqual(lost.value, ["the page"]);
+    assert.ok(lost.before, "the wait outlasted its deadline");
   });
 
   await t.step("a page whose main thread is blocked: the wait ends 1 s after its deadline", async () => {
@@ -170,11 +186,11 @@ Deno.test("Tab.fontsReady against real Chromium: page, same-origin and out-of-pr
 }, 0));</script>`,
       ),
     );
-    assert.equal(await tab.navigate(site.url("/blocked"), 5_000), true);
-    await waitUntil(() => site.requestsTo("/hang").length > 0, 5_000, "the blocking request");
-    const [blocked, ms] = await timed(tab.fontsReady(300));
-    assert.deepEqual(blocked, ["the page"]);
-    // 300 ms and the calls' 1 s more; 1.5 s of slack for a loaded host.
-    assert.ok(ms < 2_800, `the wait ended after ${ms.toFixed(0)} ms`);
+    assert.equal(await tab.navigate(site.url("/blocked"), AMPLE_MS), true);
+    await waitUntil(() => site.requestsTo("/hang").length > 0, AMPLE_MS, "the blocking request");
+    // Ended by the calls' deadlines, 1 s after the wait's: the page's own timer cannot run.
+    const blocked = await settlesBefore(SHORT_WAIT_END_MS, () => tab.fontsReady(SHORT_WAIT_MS));
+    assert.deepEqual(blocked.value, ["the page"]);
+    assert.ok(blocked.before, "the wait outlasted its calls' deadlines");
   });
 });
