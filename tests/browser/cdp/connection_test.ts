@@ -5,6 +5,7 @@ import { Browser } from "../../../lib/browser/browser.ts";
 import { CdpConnection } from "../../../lib/browser/cdp/connection.ts";
 import { BrowserGoneError } from "../../../lib/errors.ts";
 import { browserOptions, browserPidOf, runFolderOfTab } from "../../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../../helpers/host_speed.ts";
 import { killOurs } from "../../helpers/processes.ts";
 
 Deno.test("a call sent while a killed browser's socket closes fails with why the browser is gone", async () => {
@@ -13,15 +14,16 @@ Deno.test("a call sent while a killed browser's socket closes fails with why the
   const pid = await browserPidOf(folder);
   // Calls go out back to back from just before the kill until the death is told: some are sent while the
   // socket is being destroyed, before its close is told (Node then says EPIPE or "write after a stream was
-  // destroyed"; 2 of 6 runs before the connection told those apart). 5 s is a hang guard.
+  // destroyed"; 2 of 6 runs before the connection told those apart). The death is told within ms on a quiet
+  // host; AMPLE_MS turns a hang into a failure.
   const errors: unknown[] = [];
   let told = false;
   const calls: Promise<void>[] = [];
   const start = performance.now();
   const sending = (async () => {
-    while (!told && performance.now() - start < 5_000) {
+    while (!told && performance.now() - start < AMPLE_MS) {
       calls.push(
-        browser.tab.evaluate(() => 1, [], 5_000, "Probe").then(() => {}, (error) => {
+        browser.tab.evaluate(() => 1, [], AMPLE_MS, "Probe").then(() => {}, (error) => {
           errors.push(error);
           if (error instanceof BrowserGoneError) told = true;
         }),
@@ -39,11 +41,12 @@ Deno.test("a call sent while a killed browser's socket closes fails with why the
 });
 
 /**
- * A stand-in DevTools end that opens the WebSocket (a bare handshake over TCP) and then does `then` to it:
- * how a pool's session can end, told apart by who ended it.
+ * A stand-in DevTools end that opens the WebSocket (a bare handshake over TCP) and then, once `connected`
+ * settles, does `then` to it: how a pool's session can end, told apart by who ended it.
  */
 function standIn(
   then: (conn: Deno.Conn) => Promise<void>,
+  connected: Promise<unknown>,
 ): { url: string; served: Promise<void> } {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const served = (async () => {
@@ -62,8 +65,9 @@ function standIn(
       "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
         `Sec-WebSocket-Accept: ${accept}\r\n\r\n`,
     ));
-    // A moment after the answer: what comes with it is read before the connection listens for its errors.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Only once the connection is made: what comes with the answer would be read before the connection
+    // listens for its errors.
+    await connected.catch(() => {});
     await then(conn);
   })();
   return { url: `ws://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/?token=t&timeout=43200000`, served };
@@ -103,11 +107,13 @@ Deno.test("a closed session says how its WebSocket closed: a close message, a dr
   ];
   for (const { name, then, told } of cases) {
     await t.step(name, async () => {
-      const end = standIn(then);
-      const connection = await CdpConnection.connect(end.url, { timeoutMs: 5_000, closedReason });
+      const connected = Promise.withResolvers<void>();
+      const end = standIn(then, connected.promise);
+      const connection = await CdpConnection.connect(end.url, { timeoutMs: AMPLE_MS, closedReason })
+        .finally(() => connected.resolve());
       await end.served;
-      // 5 s: a hang guard.
-      const until = Date.now() + 5_000;
+      // Told within ms on a quiet host; AMPLE_MS turns a hang into a failure.
+      const until = Date.now() + AMPLE_MS;
       while (connection.goneReason === undefined && Date.now() < until) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }

@@ -13,6 +13,7 @@ import type { Tab } from "../../../lib/browser/tab/tab.ts";
 import { UrlPolicy } from "../../../lib/browser/guard/url_policy.ts";
 import { pdfText, TestFolder, waitUntil } from "../../helpers/job_process.ts";
 import { CHROMIUM } from "../../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../../helpers/host_speed.ts";
 import { htmlResponse, TestServer } from "../../../fixtures/sandbox/http_server.ts";
 
 /** The report's own text, which every PDF must show. */
@@ -23,7 +24,7 @@ function startBrowser(options: Partial<BrowserOptions> = {}): Promise<Browser> {
   return Browser.start({
     executable: () => CHROMIUM,
     headless: true,
-    startTimeoutMs: 20_000,
+    startTimeoutMs: AMPLE_MS,
     onDialog: () => {},
     ...options,
   });
@@ -42,7 +43,7 @@ async function withOwnChromium(use: (browser: Browser, client: TestClient) => Pr
   const chromium = await ChromiumProcess.launch({
     executable: CHROMIUM,
     headless: true,
-    startTimeoutMs: 20_000,
+    startTimeoutMs: AMPLE_MS,
   });
   try {
     const endpoint = await chromium.endpoint;
@@ -78,8 +79,8 @@ async function hostileFiles(dir: TestFolder, reportBody: (secretUrl: string, sec
   return { secret, secretUrl, reportUrl: pathToFileURL(report).href };
 }
 
-/** Waits until the tab has refused something (5 s unless told), and returns what it refused meanwhile. */
-async function refusalsOf(tab: Tab, what: string, timeoutMs = 5_000): Promise<Refusals> {
+/** Waits until the tab has refused something ({@linkcode AMPLE_MS} at most), and returns what it refused meanwhile. */
+async function refusalsOf(tab: Tab, what: string): Promise<Refusals> {
   const seen: Refusals = { count: 0 };
   await waitUntil(
     () => {
@@ -88,7 +89,7 @@ async function refusalsOf(tab: Tab, what: string, timeoutMs = 5_000): Promise<Re
       if (first !== undefined) seen.first ??= first;
       return seen.count > 0;
     },
-    timeoutMs,
+    AMPLE_MS,
     what,
   );
   return seen;
@@ -96,7 +97,7 @@ async function refusalsOf(tab: Tab, what: string, timeoutMs = 5_000): Promise<Re
 
 async function printedText(tab: Tab, dir: TestFolder, name: string): Promise<string> {
   await Deno.mkdir(dir.out, { recursive: true });
-  await printPdfFile(tab, dir.out, { fileName: name, params: portPrintParams(false), timeoutMs: 30_000 });
+  await printPdfFile(tab, dir.out, { fileName: name, params: portPrintParams(false), timeoutMs: AMPLE_MS });
   return (await pdfText(`${dir.out}/${name}`)).replace(/\s+/g, " ");
 }
 
@@ -116,7 +117,7 @@ Deno.test("a file:// report reaches no other local file: each vector is refused 
   for (const [name, body] of Object.entries(vectors)) {
     await t.step(name, async () => {
       const { secret, secretUrl, reportUrl } = await hostileFiles(dir, body);
-      assert.equal(await browser.tab.navigate(reportUrl, 10_000), true);
+      assert.equal(await browser.tab.navigate(reportUrl, AMPLE_MS), true);
       const text = await printedText(browser.tab, dir, `${name}.pdf`);
       assert.ok(text.includes(REPORT_TEXT), text);
       assert.ok(!text.includes(secret), `the secret leaked through the ${name}: ${text}`);
@@ -142,10 +143,9 @@ Deno.test("an out-of-process frame of the report is guarded in its own session",
     <script>document.getElementById("f").addEventListener("load", () => {
       setTimeout(() => document.getElementById("f").src = ${JSON.stringify(target)}, 50);
     }, { once: true });</script>`;
-  const frameUrl = server.url("/frame", "localhost");
   // The frame starts a renderer process of its own before it loads and is pointed elsewhere: ≈ 0.5 s here,
   // several seconds on a host busy with parallel browsers.
-  const FRAME_REFUSAL_MS = 20_000;
+  const frameUrl = server.url("/frame", "localhost");
 
   await t.step("pointed at a local file: refused, the secret is not printed", async () => {
     await using browser = await startBrowser();
@@ -153,14 +153,14 @@ Deno.test("an out-of-process frame of the report is guarded in its own session",
       dir,
       (url) => repointing(url)(frameUrl),
     );
-    assert.equal(await browser.tab.navigate(reportUrl, 10_000), true);
-    const refusals = await refusalsOf(browser.tab, "the frame's local file", FRAME_REFUSAL_MS);
+    assert.equal(await browser.tab.navigate(reportUrl, AMPLE_MS), true);
+    const refusals = await refusalsOf(browser.tab, "the frame's local file");
     assert.equal(refusals.first, secretUrl);
     // Refused with BlockedByClient, the frame commits Chromium's error page; printed while that commit is
     // under way, the print hung (seen a few times in fifty, on a loaded host).
     await waitUntil(
       () => browser.tab.frameUrls().includes("chrome-error://chromewebdata/"),
-      FRAME_REFUSAL_MS,
+      AMPLE_MS,
       "the frame's error page",
     );
     const text = await printedText(browser.tab, dir, "oopif-file.pdf");
@@ -171,14 +171,14 @@ Deno.test("an out-of-process frame of the report is guarded in its own session",
     await using browser = await startBrowser({ policy: new UrlPolicy([], [/\/denied$/]) });
     const denied = server.url("/denied", "localhost");
     const { reportUrl } = await hostileFiles(dir, () => repointing(denied)(frameUrl));
-    assert.equal(await browser.tab.navigate(reportUrl, 10_000), true);
-    const refusals = await refusalsOf(browser.tab, "the frame's denied page", FRAME_REFUSAL_MS);
+    assert.equal(await browser.tab.navigate(reportUrl, AMPLE_MS), true);
+    const refusals = await refusalsOf(browser.tab, "the frame's denied page");
     assert.equal(refusals.first, denied);
     // As above: printed while the error page's commit is under way, the print can hang (seen once in a
     // run beside four other test files at a load average of 9: 30 s).
     await waitUntil(
       () => browser.tab.frameUrls().includes("chrome-error://chromewebdata/"),
-      FRAME_REFUSAL_MS,
+      AMPLE_MS,
       "the frame's error page",
     );
     const text = await printedText(browser.tab, dir, "oopif-denied.pdf");
@@ -191,7 +191,7 @@ Deno.test("an out-of-process frame of the report is guarded in its own session",
       server.route("/top", () => htmlResponse(`<h1>TOP PAGE</h1><iframe src="${frameUrl}"></iframe>`));
       server.route("/elsewhere", () => htmlResponse("<h1>ELSEWHERE PAGE</h1>"));
       await withOwnChromium(async (browser, client) => {
-        assert.equal(await browser.tab.navigate(server.url("/top"), 10_000), true);
+        assert.equal(await browser.tab.navigate(server.url("/top"), AMPLE_MS), true);
         let frameTarget: string | undefined;
         await waitUntil(
           async () => {
@@ -199,7 +199,7 @@ Deno.test("an out-of-process frame of the report is guarded in its own session",
             frameTarget = targetInfos.find((info: { type: string }) => info.type === "iframe")?.targetId;
             return frameTarget !== undefined;
           },
-          FRAME_REFUSAL_MS,
+          AMPLE_MS,
           "the out-of-process frame",
         );
         const { sessionId } = await client.send("Target.attachToTarget", {
@@ -211,7 +211,7 @@ Deno.test("an out-of-process frame of the report is guarded in its own session",
           expression: `top.location.href = ${JSON.stringify(server.url("/elsewhere"))}; 1`,
           userGesture: true,
         }, sessionId);
-        const refusals = await refusalsOf(browser.tab, "the frame's move of the top frame", FRAME_REFUSAL_MS);
+        const refusals = await refusalsOf(browser.tab, "the frame's move of the top frame");
         assert.equal(refusals.first, server.url("/elsewhere"));
         const text = await printedText(browser.tab, dir, "oopif-top.pdf");
         assert.ok(text.includes("TOP PAGE") && !text.includes("ELSEWHERE PAGE"), text);
@@ -245,9 +245,9 @@ Deno.test("the printed page is the page the job opened", async (t) => {
         dir,
         (url) => body.replace("SECRET_URL", url),
       );
-      await tab.navigate(reportUrl, 10_000);
+      await tab.navigate(reportUrl, AMPLE_MS);
       const target = name === "a local file" ? secretUrl : elsewhere;
-      // The attempt is made 50 ms after load (5 s leaves a loaded host room); refused as soon as Chromium asks.
+      // The attempt is made 50 ms after load; refused as soon as Chromium asks.
       const refusals = await refusalsOf(tab, `the attempt to leave by ${name}`);
       const text = await printedText(tab, dir, `${name}.pdf`);
       assert.ok(text.includes(REPORT_TEXT), text);
@@ -266,12 +266,13 @@ Deno.test("the printed page is the page the job opened", async (t) => {
       () =>
         `<script>addEventListener("load", () => setTimeout(() => location.href = "about:blank", 50));</script>`,
     );
-    await tab.navigate(reportUrl, 10_000);
-    // Asked while the page is leaving, Chromium answers "Inspected target navigated or closed".
+    await tab.navigate(reportUrl, AMPLE_MS);
+    // Asked while the page is leaving, Chromium answers "Inspected target navigated or closed". A probe,
+    // asked again when it fails or runs out: its bound changes nothing but how soon it is asked again.
     const where = () => tab.evaluate(() => location.href, [], 5_000, "where").catch(() => "leaving");
     await waitUntil(
       async () => await where() === "about:blank",
-      5_000,
+      AMPLE_MS,
       "the page to replace itself",
     );
     await assert.rejects(printedText(tab, dir, "blank.pdf"), NavigationError);
@@ -280,8 +281,8 @@ Deno.test("the printed page is the page the job opened", async (t) => {
 
   await t.step("the job's own navigations still work, redirects included", async () => {
     server.route("/moved", () => new Response(null, { status: 302, headers: { location: "/elsewhere" } }));
-    assert.equal(await tab.navigate(server.url("/moved"), 10_000), true);
-    assert.equal(await tab.evaluate(() => document.body.innerText, [], 5_000, "text"), "ELSEWHERE PAGE");
+    assert.equal(await tab.navigate(server.url("/moved"), AMPLE_MS), true);
+    assert.equal(await tab.evaluate(() => document.body.innerText, [], AMPLE_MS, "text"), "ELSEWHERE PAGE");
     assert.equal(tab.takeRefusals().count, 0);
   });
 });
@@ -303,7 +304,7 @@ Deno.test("the URL policy refuses what the operator denied, and what the allow l
 
   await t.step("--deny-url: the stylesheet is never requested", async () => {
     await using browser = await startBrowser({ policy: new UrlPolicy([], [/\.css$/]) });
-    assert.equal(await browser.tab.navigate(server.url("/page"), 10_000), true);
+    assert.equal(await browser.tab.navigate(server.url("/page"), AMPLE_MS), true);
     assert.equal(styled, 0);
     assert.deepEqual(browser.tab.takeRefusals(), { count: 1, first: server.url("/style.css") });
   });
@@ -312,11 +313,11 @@ Deno.test("the URL policy refuses what the operator denied, and what the allow l
     await using browser = await startBrowser({
       policy: new UrlPolicy([new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/`)]),
     });
-    assert.equal(await browser.tab.navigate(server.url("/page"), 10_000), true);
+    assert.equal(await browser.tab.navigate(server.url("/page"), AMPLE_MS), true);
     const refusals = browser.tab.takeRefusals();
     assert.equal(refusals.first, server.url("/img.svg", "localhost"));
     await assert.rejects(
-      browser.tab.navigate(server.url("/page", "localhost"), 10_000),
+      browser.tab.navigate(server.url("/page", "localhost"), AMPLE_MS),
       (error) => error instanceof NavigationError && /refused by the URL policy/.test(error.message),
     );
   });
@@ -336,7 +337,7 @@ Deno.test("browser lockdown: windows the page opens are closed, downloads refuse
   // gesture (window.open without one is stopped by Chromium's popup blocker already).
   await withOwnChromium(async (browser, client) => {
     const tab = browser.tab;
-    await tab.navigate(server.url("/page"), 10_000);
+    await tab.navigate(server.url("/page"), AMPLE_MS);
     const { sessionId } = await client.send("Target.attachToTarget", {
       targetId: tab.targetId,
       flatten: true,
@@ -352,7 +353,7 @@ Deno.test("browser lockdown: windows the page opens are closed, downloads refuse
     await t.step("window.open with a user gesture: the window is closed at once", async () => {
       await inPage(`window.open(${JSON.stringify(server.url("/page?popup"))}); 1`);
       const refusals = await refusalsOf(tab, "the popup to be refused");
-      await waitUntil(async () => await pages() === before, 5_000, "the popup to be closed");
+      await waitUntil(async () => await pages() === before, AMPLE_MS, "the popup to be closed");
       // Chromium names the window before it has an address.
       assert.match(refusals.first ?? "", /a new window|about:blank|\/page\?popup/);
     });
