@@ -4,6 +4,7 @@ import { type CompletionReport, JobServerClient } from "../../lib/job_server/cli
 import { formatCredits, type JobData, jobDataFor } from "../../lib/job_server/job_data.ts";
 import { closedPort, TestServer } from "../../fixtures/sandbox/http_server.ts";
 import { CapturedLog } from "../helpers/captured_log.ts";
+import { AMPLE_MS } from "../helpers/host_speed.ts";
 
 // A real local job server that records every request; each step sets how it answers.
 
@@ -100,7 +101,8 @@ function client(baseUrl: string, extra: { jobId?: string; timeoutMs?: number; si
     baseUrl,
     jobId: extra.jobId ?? "a/b c",
     jobData: JOB_DATA,
-    timeoutMs: extra.timeoutMs ?? 5000,
+    // The local server answers at once; the steps about the deadline give a short one to an answer that never comes.
+    timeoutMs: extra.timeoutMs ?? AMPLE_MS,
     logger: getLogger(["test", "job-server"]),
     ...(extra.signal === undefined ? {} : { signal: extra.signal }),
   });
@@ -237,7 +239,7 @@ Deno.test("JobServerClient.uploadFile", async (t) => {
       });
     }
 
-    await t.step("slower than the timeout: undefined after about timeoutMs", async () => {
+    await t.step("slower than the timeout: undefined at timeoutMs", async () => {
       log.clear();
       server.answer = async (_rec, wait) => {
         await wait();
@@ -249,7 +251,8 @@ Deno.test("JobServerClient.uploadFile", async (t) => {
         undefined,
       );
       const elapsed = performance.now() - started;
-      assert.ok(elapsed >= 150 && elapsed < 3000, `took ${elapsed} ms`);
+      // Not before the deadline; the line below names the deadline that ended the call, the 200 ms given.
+      assert.ok(elapsed >= 150, `took ${elapsed} ms`);
       assert.equal(log.lines("warning").length, 1);
       assert.match(
         log.lines("warning")[0]!,

@@ -4,6 +4,7 @@ import { completePortJob, completeShipmentJob, type JobServer } from "../../lib/
 import { JobServerClient } from "../../lib/job_server/client.ts";
 import { closedPort, TestServer } from "../../fixtures/sandbox/http_server.ts";
 import { CapturedLog } from "../helpers/captured_log.ts";
+import { AMPLE_MS } from "../helpers/host_speed.ts";
 
 // A real local job server: records each call (upload: file name, type, content; complete: JSON body)
 // and answers each upload by file name from `uploadAnswers` (default: success with a /srv path).
@@ -68,7 +69,7 @@ function clientFor(baseUrl: string, jobId = "J1"): JobServerClient {
       inputFilePath: "in.csv",
       creditsUsed: "0.0",
     },
-    timeoutMs: 5000,
+    timeoutMs: AMPLE_MS,
     logger: getLogger(["test", "job-server"]),
   });
 }

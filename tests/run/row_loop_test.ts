@@ -3,6 +3,7 @@ import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
 import { type RetryPolicy, type RowLoopOptions, type RowOutcome, runRows } from "../../lib/run/row_loop.ts";
 import { StopRequestedError } from "../../lib/errors.ts";
 import { sleep } from "../../lib/timings.ts";
+import { AMPLE_MS } from "../helpers/host_speed.ts";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/;
 
@@ -350,19 +351,26 @@ Deno.test("runRows", async (t) => {
         let running = 0;
         let most = 0;
         const names = ["a", "bad-b", "c", "d", "e", "f", "g"];
+        // Rows 1 and 2 end only once row 3 runs (each row's start first waits for the file system: a quick row
+        // could end before the third started), or, should it never start, after AMPLE_MS.
+        const third = Promise.withResolvers<void>();
+        const giveUp = new AbortController();
+        const thirdOrGiveUp = Promise.race([third.promise, sleep(AMPLE_MS, giveUp.signal).catch(() => {})]);
         const outcome = await runRows(options(rows(...names), {
           concurrency: 3,
           process: async (row, index, rowLogger) => {
             events.push(`start ${index}`);
             most = Math.max(most, ++running);
+            if (index === 3) third.resolve();
             rowLogger.info(`work of ${row.name}`);
+            if (index < 3) await thirdOrGiveUp;
             // Later rows finish first: the results must still come out in file order.
             await sleep(5 * (names.length - index));
             running--;
             if (row.name.startsWith("bad")) throw new Error(`cannot print ${row.name}`);
             return { file: `${row.name}.pdf` };
           },
-        }));
+        })).finally(() => giveUp.abort());
         assert.equal(most, 3);
         assert.deepEqual(events.slice(0, 3), ["start 1", "start 2", "start 3"]);
         assert.deepEqual(outcome.results.map((r) => r.name), names);

@@ -4,6 +4,7 @@ import { getLogger } from "@logtape/logtape";
 import { jobBrowsers } from "../../lib/run/run_browser.ts";
 import { parsePortCommand } from "../../lib/config/job_config.ts";
 import { CHROMIUM } from "../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../helpers/host_speed.ts";
 
 Deno.test("jobBrowsers: the browser start is not bound by --wait-timeout", async () => {
   // A 1 ms element wait: no Chromium starts that fast, so a start bounded by it always fails.
@@ -15,6 +16,6 @@ Deno.test("jobBrowsers: the browser start is not bound by --wait-timeout", async
   const options = { headless: true, logger: getLogger(["test"]), signal: new AbortController().signal };
   await using browsers = jobBrowsers(command.config, options);
   const { tab } = await browsers.start();
-  assert.equal(await tab.evaluate(() => 6 * 7, [], 10_000, "a sum"), 42);
+  assert.equal(await tab.evaluate(() => 6 * 7, [], AMPLE_MS, "a sum"), 42);
   assert.equal(browsers.starts, 1);
 });
