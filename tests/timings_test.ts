@@ -12,14 +12,9 @@ import {
   SPEC_TIMINGS,
   type Timings,
 } from "../lib/timings.ts";
+import { settlesAtOnce, settlesBefore } from "./helpers/timer_order.ts";
 
 const scaled = (pauseScale: number): Timings => ({ ...SPEC_TIMINGS, pauseScale });
-
-async function elapsedMs(work: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await work();
-  return performance.now() - started;
-}
 
 Deno.test("timings: constants", async (t) => {
   await t.step("the spec's pauses and limits", () => {
@@ -64,7 +59,8 @@ Deno.test("timings: maximums fit a JavaScript timer", async (t) => {
     let overflowed = false;
     // Deno warns "TimeoutOverflowWarning" and sets the delay to 1 ms.
     const overflow = sleep(MAX_TIMER_MS + 1).then(() => overflowed = true);
-    // 200 ms: ample for a 1 ms timer on a busy host, and nothing for an 11-day pause.
+    // A 1 ms timer fires before this later 200 ms one on any host (tests/helpers/timer_order.ts), and 200 ms
+    // is nothing for an 11-day pause.
     await sleep(200);
     assert.equal(overflowed, true);
     assert.equal(paused, false);
@@ -80,25 +76,31 @@ Deno.test("timings: maximums fit a JavaScript timer", async (t) => {
 Deno.test("timings: pause", async (t) => {
   await t.step("scale 0 resolves at once for every pause", async () => {
     for (const name of Object.keys(SPEC_PAUSES_MS) as (keyof typeof SPEC_PAUSES_MS)[]) {
-      const ms = await elapsedMs(() => pause(scaled(0), name));
-      assert.ok(ms < 50, `${name} took ${ms} ms`);
+      assert.ok((await settlesAtOnce(() => pause(scaled(0), name))).before, `${name} waited for a timer`);
     }
   });
 
+  // A timer never fires early, so the lower bounds hold on any host. The upper bounds tell a scaled pause from
+  // an unscaled one by order, not by time: the pause must end before a timer of the unscaled length, started
+  // just after it, fires (tests/helpers/timer_order.ts). Two times are not compared: on a loaded host a 5 ms
+  // timer came back after 55 ms, a 40 ms one after 45 ms (fresh-clone CI, load average 11).
   await t.step("scale 0.01 of 2 s is about 20 ms", async () => {
-    const ms = await elapsedMs(() => pause(scaled(0.01), "betweenRows"));
-    // Below the unscaled 2 s by far: a loaded host delays a timer, never by that much (see below).
-    assert.ok(ms >= 19 && ms < 1_000, `took ${ms} ms`);
+    const started = performance.now();
+    const { before } = await settlesBefore(2_000, () => pause(scaled(0.01), "betweenRows"));
+    const ms = performance.now() - started;
+    assert.ok(ms >= 19, `took ${ms} ms`);
+    assert.ok(before, "it outlasted the unscaled 2 s");
   });
 
   await t.step("each pause is its own spec length scaled: 4 s × 0.01, 1 s × 0.005", async () => {
-    // A timer never fires early, so the lower bounds hold on any host; the upper bounds only tell a scaled
-    // pause from an unscaled one (4 s, 1 s). Two timers are not compared: on a loaded host a 5 ms timer
-    // came back after 55 ms, a 40 ms one after 45 ms (fresh-clone CI, load average 11).
-    const long = await elapsedMs(() => pause(scaled(0.01), "afterFrameSource"));
-    assert.ok(long >= 39 && long < 2_000, `4 s × 0.01 took ${long} ms`);
-    const short = await elapsedMs(() => pause(scaled(0.005), "afterRootReturn"));
-    assert.ok(short >= 4 && short < 900, `1 s × 0.005 took ${short} ms`);
+    let started = performance.now();
+    const long = await settlesBefore(4_000, () => pause(scaled(0.01), "afterFrameSource"));
+    let ms = performance.now() - started;
+    assert.ok(ms >= 39 && long.before, `4 s × 0.01 took ${ms} ms`);
+    started = performance.now();
+    const short = await settlesBefore(1_000, () => pause(scaled(0.005), "afterRootReturn"));
+    ms = performance.now() - started;
+    assert.ok(ms >= 4 && short.before, `1 s × 0.005 took ${ms} ms`);
   });
 
   await t.step("an aborted signal rejects even at scale 0", async () => {
@@ -109,8 +111,11 @@ Deno.test("timings: pause", async (t) => {
 
 Deno.test("timings: sleep", async (t) => {
   await t.step("waits about the time given", async () => {
-    const ms = await elapsedMs(() => sleep(30));
-    assert.ok(ms >= 25 && ms < 500, `took ${ms} ms`);
+    const started = performance.now();
+    // Not before its time; and before a timer of 500 ms started just after it, in order on any host.
+    const { before } = await settlesBefore(500, () => sleep(30));
+    const ms = performance.now() - started;
+    assert.ok(ms >= 25 && before, `took ${ms} ms`);
   });
 
   await t.step("0 and negative resolve at once", async () => {
@@ -122,18 +127,22 @@ Deno.test("timings: sleep", async (t) => {
     const controller = new AbortController();
     const reason = new Error("SIGTERM");
     const started = performance.now();
-    const sleeping = sleep(10_000, controller.signal);
     setTimeout(() => controller.abort(reason), 20);
-    await assert.rejects(sleeping, (e) => e === reason);
+    // Rejected by the 20 ms abort, before a timer of 500 ms started after it: in order on any host.
+    const { before } = await settlesBefore(
+      500,
+      () => assert.rejects(sleep(10_000, controller.signal), (e) => e === reason),
+    );
     const ms = performance.now() - started;
-    assert.ok(ms >= 15 && ms < 500, `rejected after ${ms} ms`);
+    assert.ok(ms >= 15 && before, `rejected after ${ms} ms`);
   });
 
   await t.step("an already-aborted signal rejects at once", async () => {
     const reason = new Error("already");
-    const started = performance.now();
-    await assert.rejects(sleep(10_000, AbortSignal.abort(reason)), (e) => e === reason);
-    assert.ok(performance.now() - started < 50);
+    const { before } = await settlesAtOnce(() =>
+      assert.rejects(sleep(10_000, AbortSignal.abort(reason)), (e) => e === reason)
+    );
+    assert.ok(before, "it waited for a timer");
   });
 
   await t.step("resolving removes the abort listener; a later abort changes nothing", async () => {
