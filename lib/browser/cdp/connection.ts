@@ -18,6 +18,13 @@ import { redactSecrets } from "../../redact.ts";
  */
 const CLOSE_HANDSHAKE_MS = 1_000;
 
+/**
+ * How long a closed connection waits for its browser's exit to say why it went (killed, crashed). The exit
+ * comes milliseconds after the socket closes, but a loaded host can take over a second to report it; past
+ * this the connection says only that the browser closed it.
+ */
+const EXIT_REASON_MS = 5_000;
+
 /** The part of chrome-remote-interface's client that capture-jobs uses (the package ships no types). */
 interface CriClient {
   send(method: string, params?: object, sessionId?: string): Promise<unknown>;
@@ -120,7 +127,7 @@ export class CdpConnection {
       const closed = `${closedWhy}; ${howClosed(client._ws, received)}`;
       // The socket usually closes a moment before the browser's exit is reported: wait for the reason.
       if (exitReason === undefined) this.markGone(closed);
-      else {withDeadline(exitReason, 1_000, "").then((reason) =>
+      else {withDeadline(exitReason, EXIT_REASON_MS, "").then((reason) =>
           this.markGone(reason), () =>
           this.markGone(closed));}
     });
@@ -214,7 +221,9 @@ export class CdpConnection {
     const sent = this.#client.send(method, params, sessionId).catch(async (error) => {
       if (!socketClosedUnder(error)) throw error;
       // The socket closed under the call: give the browser's exit a moment to say why (killed, crashed).
-      await withDeadline(this.#gone.promise, 2_000, "Waiting for the browser's exit").catch(() => {});
+      await withDeadline(this.#gone.promise, EXIT_REASON_MS, "Waiting for the browser's exit").catch(
+        () => {},
+      );
       throw new BrowserGoneError(this.#life.reason ?? "the browser closed its DevTools connection");
     });
     sent.catch(() => {});
