@@ -6,6 +6,11 @@
  *
  * Vectors are grouped as rows of one CSV per run and the runs of a test go in parallel, so the file stays
  * within a few minutes although the spec's pauses (3 s a row for Job B, 7 s for Job A) are on in half of them.
+ *
+ * Time bounds. The jobs' limits (the portal's answer, a page's load, its frame, its readiness) and the test's
+ * own (a browser it starts, a page count it asks for) have `AMPLE_S` or `AMPLE_MS`, which only a hang runs out:
+ * every hostile page loads and goes quiet. What a page does after `load` is required in the log only with the
+ * spec's 1 s pause before the print (see {@linkcode Refusal}).
  */
 import assert from "node:assert/strict";
 import { LONG_TESTS_IGNORED } from "../helpers/long_tests.ts";
@@ -26,6 +31,7 @@ import {
   writeLocalSecretFiles,
 } from "../../fixtures/sandbox.ts";
 import { findChromium } from "../../lib/browser/chromium/path.ts";
+import { AMPLE_MS, AMPLE_S } from "../helpers/host_speed.ts";
 import { type JobRun, pdfText, runJobProcess, TestFolder } from "../helpers/job_process.ts";
 import { browserProcessesLeft } from "../helpers/processes.ts";
 import { shipmentFlags } from "../helpers/site_flags.ts";
@@ -186,8 +192,12 @@ class HostileBed implements AsyncDisposable {
       [header, ...options.values.map((v, i) => `${v},I${i + 1}`)].join("\n"),
     );
     const siteArgs = options.job === "port"
-      ? [`--port-url=${this.sandbox.portUrl}`]
-      : shipmentFlags(this.sandbox, { "pause-scale": null, "wait-timeout": "5" });
+      ? [`--port-url=${this.sandbox.portUrl}`, `--http-timeout=${AMPLE_S}`, `--wait-timeout=${AMPLE_S}`]
+      : shipmentFlags(this.sandbox, {
+        "pause-scale": null,
+        "http-timeout": `${AMPLE_S}`,
+        "wait-timeout": `${AMPLE_S}`,
+      });
     const downloads = new Set<string>();
     let maxPages = 0;
     const run = await runJobProcess(
@@ -259,9 +269,15 @@ class HostileBed implements AsyncDisposable {
         check(mine.length === 1 && mine[0]!.count >= 1, `row ${index} (${vector}) logged no refusal line`);
       }
       const expectedFirst = refusal.first?.(urls, value);
+      // A page that acts after `load` may act after its print on a loaded host: its request is then refused
+      // during a later row of its tab, and counted there. Such a row may name the earlier row's URL first
+      // (one the earlier row did not log), never any other.
+      const late = rows.slice(0, i).flatMap((earlier, j) =>
+        lines.some((line) => line.row === j + 1) ? [] : [earlier.refusal.first?.(urls, earlier.value)]
+      );
       if (mine[0] !== undefined && expectedFirst !== undefined) {
         check(
-          mine[0].first === expectedFirst,
+          mine[0].first === expectedFirst || late.includes(mine[0].first),
           `row ${index} (${vector}): first refused ${mine[0].first}, not ${expectedFirst}`,
         );
       }
@@ -314,7 +330,7 @@ async function localDevToolsPort(tmp: string): Promise<number | undefined> {
 /** How many page targets the browser has now (0 when it cannot be asked, e.g. while it closes). */
 async function pageCount(port: number): Promise<number> {
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(2_000) });
+    const res = await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(AMPLE_MS) });
     return ((await res.json()) as { type: string }[]).filter((t) => t.type === "page").length;
   } catch {
     return 0;
@@ -365,8 +381,11 @@ class PoolBrowser implements AsyncDisposable {
       }
       found.reject(new Error(`Chromium exited before it listened: ${text}`));
     })();
-    // Chromium prints its address within a second or two; 30 s covers a host busy with parallel browsers.
-    const timer = setTimeout(() => found.reject(new Error("Chromium did not listen within 30 s")), 30_000);
+    // Chromium prints its address within a second or two.
+    const timer = setTimeout(
+      () => found.reject(new Error(`Chromium did not listen within ${AMPLE_MS / 1000} s`)),
+      AMPLE_MS,
+    );
     try {
       return new PoolBrowser(child, stderr, await found.promise, profile);
     } catch (error) {
@@ -437,8 +456,6 @@ Deno.test({
           `--pause-scale=${r.scale}`,
           `--concurrency=${r.tabs}`,
           `--wait-until=${r.until}`,
-          // A page that never goes quiet (a worker's, a media element's requests) costs a row the wait's bound.
-          ...(r.job === "port" && r.until === "ready" ? ["--wait-timeout=5"] : []),
         ],
       })
     ),
