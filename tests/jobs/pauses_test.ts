@@ -73,15 +73,9 @@ async function jobAPauses(): Promise<void> {
   assertGap(root2, rowPage("CPH-DETAILSLOW-3"), 1_000 * SCALE, "row 2, after returning to the root");
 
   // Row 3: the detail page takes 2.5 s, longer than the 2 s pause. Printed after both, so its late part is
-  // in the PDF; and both ran at once: one after the other would take 4.5 s.
-  const repointed = reporting("/fcr", "CPH-DETAILSLOW-3");
-  assertGap(repointed, root3, 2_500, "row 3, until the slow detail page loaded");
-  // Overlapping takes 2.5 s plus the print and the root page's load; in turn it takes 4.5 s plus the same, so
-  // 4 s fails the sequential job whatever the load and leaves 1.5 s for printing and going back.
-  assert.ok(
-    root3 - repointed < 4_000,
-    `row 3 took ${(root3 - repointed).toFixed(0)} ms: pause and load in turn`,
-  );
+  // in the PDF. That the two run at once (2.5 s, not 4.5 s) is a duration a slow host could stretch:
+  // tests/run/row_waits_test.ts shows it by timer order instead.
+  assertGap(reporting("/fcr", "CPH-DETAILSLOW-3"), root3, 2_500, "row 3, until the slow detail page loaded");
   assert.match(await pdfText(`${dir.out}/003 I3 CPH-DETAILSLOW-3.pdf`), /Booking confirmed/);
 }
 
