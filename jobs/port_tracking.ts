@@ -22,7 +22,7 @@ import { pdfFileName, portLogFileName, resultsCsvFileName, tempHtmlFileName } fr
 import { printPdfFile } from "../lib/browser/pdf_output.ts";
 import { PortReportClient } from "../lib/port/report_client.ts";
 import { portPrintParams } from "../lib/port/print_params.ts";
-import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
+import { removePageFile, writePageFile } from "../lib/port/page_file.ts";
 import { buildResultsCsv } from "../lib/port/results_csv.ts";
 import type { PortResult } from "../lib/run/row_result.ts";
 import type { Tab } from "../lib/browser/tab/tab.ts";
@@ -75,7 +75,7 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
     }
     const html = withBaseHref(page.html, page.url);
     const tempFile = join(tmpdir(), tempHtmlFileName(config.jobId, index, row.containerNumber));
-    await writeReportFile(tempFile, html);
+    await writePageFile(tempFile, html);
     try {
       // pathToFileURL encodes a `#` or `?` in the name
       // (docs/chromium_notes.md#file-urls-need-percent-encoding).
@@ -113,9 +113,9 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
       });
       return provenance?.saved() ?? { file: fileName };
     } finally {
-      // A report file that cannot be removed is worth a warning, not the row: its PDF is written, and an
+      // A page file that cannot be removed is worth a warning, not the row: its PDF is written, and an
       // error from here would hide the one the row failed with.
-      await removeReportFile(tempFile).catch((error) => logger.warn(`Row ${index}: ${errorText(error)}`));
+      await removePageFile(tempFile).catch((error) => logger.warn(`Row ${index}: ${errorText(error)}`));
     }
   };
 
