@@ -14,7 +14,7 @@ import { stopFileName } from "../file_names.ts";
 import type { JobServerClient } from "../job_server/client.ts";
 import { jobServerClientFor, type JobService } from "../job_server/services.ts";
 import { batchOptions, finishedExitCode } from "./batch_options.ts";
-import type { CaptureJob as RecordedJob } from "../provenance/capture_record.ts";
+import type { RecordedJob } from "../provenance/capture_record.ts";
 import type { JobLogger } from "./job_log.ts";
 import { EXIT_STOPPED, type JobContext } from "./job_runner.ts";
 import { type RowLoopResult, type RowOutcome, runRows, type SavedPdf } from "./row_loop.ts";

@@ -9,7 +9,7 @@
 import type { BrowserVersion, Tab } from "../browser/tab/tab.ts";
 import type { CommonConfig } from "../config/job_config.ts";
 import { offsetTimestamp } from "../provenance/capture_time.ts";
-import type { CaptureJob, PageRecord, RequestRecord } from "../provenance/capture_record.ts";
+import type { PageRecord, RecordedJob, RequestRecord } from "../provenance/capture_record.ts";
 import { appendProvenance } from "../provenance/pdf_update.ts";
 import { VERSION } from "./job_runner.ts";
 import type { SavedPdf } from "./row_tries.ts";
@@ -45,11 +45,11 @@ export function pageRecord({ url, status, headers }: AnsweredDocument): PageReco
 /** The provenance of a run's rows, and the time their updates took. */
 export class RunProvenance {
   readonly #config: CommonConfig;
-  readonly #job: CaptureJob;
+  readonly #job: RecordedJob;
   /** How long each row's update took, in ms: the work it adds to its row's path. */
   readonly #updateMs: number[] = [];
 
-  constructor(config: CommonConfig, job: CaptureJob) {
+  constructor(config: CommonConfig, job: RecordedJob) {
     this.#config = config;
     this.#job = job;
   }
@@ -70,7 +70,7 @@ export class RunProvenance {
 /** What a row's provenance takes from its run. */
 interface RunContext {
   config: CommonConfig;
-  job: CaptureJob;
+  job: RecordedJob;
   /** Told how long the row's update took, in ms. */
   updated(ms: number): void;
 }
