@@ -191,7 +191,7 @@ export class CdpConnection {
       promise.catch(() => {});
       return Promise.reject(this.#stop.reason);
     }
-    return this.#life.guard(promise);
+    return this.#life.within(promise);
   }
 
   /**
