@@ -92,8 +92,8 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
       if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
         logger.warn(`Row ${index}: no body element within the wait timeout`);
       }
-      await waits.pause("beforePrint");
-      await waits.beforePrint();
+      await waits.pause("afterPageLoad");
+      await waits.fonts();
       // The page came from the portal's answer, not from the file the browser read: its headers tell. The
       // page is looked at while it prints; a wall fails the row before its PDF takes its name.
       const wallChecked = config.verify ? assertNoBotWall(tab, page.headers) : undefined;

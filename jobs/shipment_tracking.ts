@@ -180,7 +180,7 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
       else if (config.verify) assertAnsweredBelow400(tab.documentAnswer(detailFrame), "the detail page");
     }
 
-    await waits.beforePrint();
+    await waits.fonts();
     const check = printedPdfCheck({
       verify: config.verify,
       number: { value: row.fcrNumber, label: "FCR" },

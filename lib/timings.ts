@@ -15,8 +15,8 @@ export const SPEC_PAUSES_MS = {
   noDetailId: 2_000,
   /** Job A: after going back to the portal's root page. */
   afterRootReturn: 1_000,
-  /** Job B: after the saved report loaded, before printing. */
-  beforePrint: 1_000,
+  /** Job B: after the saved page loaded, before printing. */
+  afterPageLoad: 1_000,
   /** Job B: between two rows. */
   betweenRows: 2_000,
 } as const;

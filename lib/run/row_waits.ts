@@ -25,7 +25,7 @@ export type PagePause = Exclude<PauseName, "betweenRows">;
 const READY_WAITS: Readonly<Partial<Record<PagePause, string>>> = {
   afterFrameSource: "after its frame was pointed at the detail page",
   noDetailId: "without a detail record id",
-  beforePrint: "before printing",
+  afterPageLoad: "before printing",
 };
 
 /** The waits of one row in one tab. */
@@ -38,7 +38,7 @@ export interface RowWaits {
    */
   alongside<T>(name: PagePause, work: Promise<T>): Promise<T>;
   /** Just before the print: the web-font wait under `pauses`; nothing under `ready`, whose last wait had it. */
-  beforePrint(): Promise<void>;
+  fonts(): Promise<void>;
 }
 
 /**
@@ -55,7 +55,7 @@ export async function rowWaits(
     return {
       pause: (name) => pause(timings, name, signal),
       alongside: async (name, work) => (await Promise.all([work, pause(timings, name, signal)]))[0],
-      beforePrint: () => waitForFonts(tab, timings.waitTimeoutMs, warn),
+      fonts: () => waitForFonts(tab, timings.waitTimeoutMs, warn),
     };
   }
   await tab.trackRequests();
@@ -78,6 +78,6 @@ export async function rowWaits(
       await ready(name);
       return result;
     },
-    beforePrint: () => Promise.resolve(),
+    fonts: () => Promise.resolve(),
   };
 }
