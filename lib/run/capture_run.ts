@@ -16,7 +16,8 @@ import { jobServerClientFor, type JobService } from "../job_server/services.ts";
 import { batchOptions, finishedExitCode } from "./batch_options.ts";
 import type { RecordedJob } from "../provenance/capture_record.ts";
 import type { JobLogger } from "./job_log.ts";
-import { EXIT_STOPPED, type JobContext } from "./job_runner.ts";
+import { EXIT_FAILURE, EXIT_STOPPED } from "../exit_codes.ts";
+import type { JobContext } from "./job_runner.ts";
 import { type RowLoopResult, type RowOutcome, runRows, type SavedPdf } from "./row_loop.ts";
 import { type ProvenanceRow, type RowProvenance, RunProvenance } from "./row_provenance.ts";
 import { type RowWaits, rowWaits } from "./row_waits.ts";
@@ -94,7 +95,7 @@ export async function runCapture<Row, Result>(
     logger: job.logger,
     signal: context.signal,
   });
-  let code = 1;
+  let code = EXIT_FAILURE;
   try {
     code = await captureRows(config, context, job, reporting);
     return code;
