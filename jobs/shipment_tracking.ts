@@ -89,7 +89,7 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
   /** `--verify`: the shipment page is no bot wall and answered below 400. */
   const verifyShipmentPage = async (tab: Tab) => {
     await assertNoBotWall(tab);
-    assertAnsweredBelow400(tab.documentAnswer(), "the shipment page");
+    assertAnsweredBelow400(tab.answers.of(), "the shipment page");
   };
 
   /**
@@ -114,7 +114,7 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
    * when no frame came (a script may draw a wall late).
    */
   const openShipmentPage = async (tab: Tab, row: ShipmentRow) => {
-    if (config.verify || config.provenance) await tab.trackAnswers();
+    if (config.verify || config.provenance) await tab.answers.track();
     const loaded = await tab.navigate(
       `${config.trackingPortalUrl}/${encodeURIComponent(row.fcrNumber)}`,
       timings.httpTimeoutMs,
@@ -177,7 +177,7 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
       if (load !== "loaded") failOrWarn(warn, `the detail frame ${load} (${url})`, load === "timed out");
       detailFrame = tab.frameShowing(url);
       if (detailFrame === undefined) failOrWarn(warn, notShowing(tab, url), false);
-      else if (config.verify) assertAnsweredBelow400(tab.documentAnswer(detailFrame), "the detail page");
+      else if (config.verify) assertAnsweredBelow400(tab.answers.of(detailFrame), "the detail page");
     }
 
     await waits.fonts();
@@ -237,8 +237,8 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
  */
 function printedPages(tab: Tab, detailFrame: string | undefined): PageRecord[] {
   const answers = [
-    tab.documentAnswer(),
-    detailFrame === undefined ? undefined : tab.documentAnswer(detailFrame),
+    tab.answers.of(),
+    detailFrame === undefined ? undefined : tab.answers.of(detailFrame),
   ];
   return answers.filter((answer) => answer !== undefined).map(pageRecord);
 }

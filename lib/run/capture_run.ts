@@ -135,11 +135,11 @@ async function captureRows<Row, Result>(
     rowDone: log.rowDone,
     process: (row, index, logger) => {
       const work = () =>
-        browsers.withTab(rowTabUse(logger, index), async (tab) => {
+        browsers.withTab(rowTabUse(logger, index), async (tab, browser) => {
           const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
           const waits = await rowWaits(tab, config.timings, { signal, warn });
           const thumbnail = reporting?.thumbnailOf(tab, index, warn) ?? NO_THUMBNAIL;
-          const rowProvenance = provenance?.forRow(tab, {
+          const rowProvenance = provenance?.forRow(browser, {
             index,
             pdfFile: job.pdfName(row, index),
             ...job.provenance.row(row),

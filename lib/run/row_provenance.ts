@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { BrowserVersion, Tab } from "../browser/tab/tab.ts";
+import type { Browser, BrowserVersion } from "../browser/browser.ts";
 import type { CommonConfig } from "../config/job_config.ts";
 import { offsetTimestamp } from "../provenance/capture_time.ts";
 import type { PageRecord, RecordedJob, RequestRecord } from "../provenance/capture_record.ts";
@@ -54,10 +54,10 @@ export class RunProvenance {
     this.#job = job;
   }
 
-  /** The provenance of one try at `row`, captured in `tab`. */
-  forRow(tab: Pick<Tab, "browserVersion">, row: ProvenanceRow): RowProvenance {
+  /** The provenance of one try at `row`, captured in a tab of `browser`. */
+  forRow(browser: Pick<Browser, "version">, row: ProvenanceRow): RowProvenance {
     const updated = (ms: number) => this.#updateMs.push(ms);
-    return new RowProvenance({ config: this.#config, job: this.#job, updated }, tab, row);
+    return new RowProvenance({ config: this.#config, job: this.#job, updated }, browser, row);
   }
 
   /** The run's account of its updates in one line: how many, and how long each took. */
@@ -83,11 +83,11 @@ export class RowProvenance {
   readonly #requests: RequestRecord[] = [];
   #sha256: string | undefined;
 
-  /** Starts asking `tab` for the browser's version at once: the answer is there by the print. */
-  constructor(run: RunContext, tab: Pick<Tab, "browserVersion">, row: ProvenanceRow) {
+  /** Starts asking `browser` for its version at once: the answer is there by the print. */
+  constructor(run: RunContext, browser: Pick<Browser, "version">, row: ProvenanceRow) {
     this.#run = run;
     this.#row = row;
-    this.#browser = tab.browserVersion();
+    this.#browser = browser.version();
     this.#browser.catch(() => {});
   }
 
