@@ -29,7 +29,7 @@ export const DEFAULT_LIMITS_S = { http: 30, wait: 20, consent: 3 } as const;
 
 /**
  * What a pause that waits for a page does (`--wait-until`): `pauses`, the spec's fixed pause; `ready`, a wait
- * until the page and its frames are ready, bounded by `--wait-timeout` (`lib/run/row_waits.ts`).
+ * until the page and its frames are ready, bounded by `--wait-timeout` (`lib/run/rows/row_waits.ts`).
  */
 export type WaitUntil = "pauses" | "ready";
 

@@ -20,7 +20,7 @@ import {
   VERIFY_MARKERS,
 } from "../fixtures/sandbox.ts";
 import type { JobKind } from "../lib/config/option_types.ts";
-import type { RowStatus } from "../lib/run/row_result.ts";
+import type { RowStatus } from "../lib/run/rows/row_result.ts";
 
 /**
  * Each job's letter, as the soak's command line (`--job A|B`) and its report name it: Job A (shipment

@@ -15,7 +15,7 @@ import {
 import { pdfFileName } from "../lib/file_names.ts";
 import { escapeHtml } from "../lib/report/html_text.ts";
 import { JOB_COMMANDS } from "../lib/config/options.ts";
-import type { RowStatus } from "../lib/run/row_result.ts";
+import type { RowStatus } from "../lib/run/rows/row_result.ts";
 import type { DrawnRow, SoakPlan } from "./draw.ts";
 import type { JobRunRecord, RssSample } from "./job_run.ts";
 import { firstTryFailure, type LoggedEnd, loggedEnds, retriedTries, rowLineIndexes } from "./log_lines.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { JobServerMode } from "../fixtures/sandbox.ts";
-import type { RowStatus } from "../lib/run/row_result.ts";
+import type { RowStatus } from "../lib/run/rows/row_result.ts";
 import type { TryBudget } from "./behaviours.ts";
 import type { DrawnRow, SoakPlan } from "./draw.ts";
 

@@ -13,16 +13,16 @@ import type { CommonConfig } from "../config/job_config.ts";
 import { stopFileName } from "../file_names.ts";
 import type { JobServerClient } from "../job_server/client.ts";
 import { jobServerClientFor, type JobService } from "../job_server/services.ts";
-import { batchOptions, finishedExitCode } from "./batch_options.ts";
+import { batchOptions, finishedExitCode } from "./rows/batch_options.ts";
 import type { RecordedJob } from "../provenance/capture_record.ts";
-import type { JobLogger } from "./job_log.ts";
+import type { JobLogger } from "./shell/job_log.ts";
 import { EXIT_FAILURE, EXIT_STOPPED } from "../exit_codes.ts";
-import type { JobContext } from "./job_runner.ts";
-import { type RowLoopResult, type RowOutcome, runRows, type SavedPdf } from "./row_loop.ts";
-import { type ProvenanceRow, type RowProvenance, RunProvenance } from "./row_provenance.ts";
-import { type RowWaits, rowWaits } from "./row_waits.ts";
+import type { JobContext } from "./shell/job_runner.ts";
+import { type RowLoopResult, type RowOutcome, runRows, type SavedPdf } from "./rows/row_loop.ts";
+import { type ProvenanceRow, type RowProvenance, RunProvenance } from "./observers/row_provenance.ts";
+import { type RowWaits, rowWaits } from "./rows/row_waits.ts";
 import { jobBrowsers, rowTabUse, startRunBrowser } from "./run_browser.ts";
-import { NO_THUMBNAIL, RunReporting, type TakeThumbnail } from "./run_reporting.ts";
+import { NO_THUMBNAIL, RunReporting, type TakeThumbnail } from "./observers/run_reporting.ts";
 
 /** What a job's work on one row has at hand. */
 export interface RowContext {

@@ -11,7 +11,7 @@ import { errorText, StopRequestedError } from "../errors.ts";
 import { stopFileName } from "../file_names.ts";
 import type { CommonConfig } from "../config/job_config.ts";
 import { EXIT_FAILURE, EXIT_STOPPED } from "../exit_codes.ts";
-import { stopFilePresent } from "./row_loop.ts";
+import { stopFilePresent } from "./rows/row_loop.ts";
 import type { Tab } from "../browser/tab/tab.ts";
 import { BROWSER_START_TIMEOUT_MS, POOL_QUEUE_NOTICE_MS, POOL_QUEUE_TIMEOUT_MS } from "../timings.ts";
 import { browserEndpoint, sessionLimitNote } from "../browser/pool/url.ts";

@@ -5,12 +5,12 @@
  * @module
  */
 import { dirname } from "node:path";
-import denoConfig from "../../deno.json" with { type: "json" };
-import { errorText, StopRequestedError, UsageError } from "../errors.ts";
-import type { Command, CommonConfig, EnvReader, JobKind } from "../config/job_config.ts";
+import denoConfig from "../../../deno.json" with { type: "json" };
+import { errorText, StopRequestedError, UsageError } from "../../errors.ts";
+import type { Command, CommonConfig, EnvReader, JobKind } from "../../config/job_config.ts";
 import { type JobLog, startJobLog } from "./job_log.ts";
-import { helpText, usageLine, versionLine } from "../config/usage.ts";
-import { EXIT_FAILURE, EXIT_OK, EXIT_STOPPED } from "../exit_codes.ts";
+import { helpText, usageLine, versionLine } from "../../config/usage.ts";
+import { EXIT_FAILURE, EXIT_OK, EXIT_STOPPED } from "../../exit_codes.ts";
 
 /** What a job run has to work with. */
 export interface JobContext {

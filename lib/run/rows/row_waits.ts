@@ -9,10 +9,10 @@
  *
  * @module
  */
-import type { Tab } from "../browser/tab/tab.ts";
-import { formatSeconds } from "../deadline.ts";
-import { waitForFonts } from "../browser/ready/font_wait.ts";
-import { pause, type PauseName, type Timings } from "../timings.ts";
+import type { Tab } from "../../browser/tab/tab.ts";
+import { formatSeconds } from "../../deadline.ts";
+import { waitForFonts } from "../../browser/ready/font_wait.ts";
+import { pause, type PauseName, type Timings } from "../../timings.ts";
 
 /** A pause that waits for a page (Job B's pause between rows waits for the portal, not for a page). */
 export type PagePause = Exclude<PauseName, "betweenRows">;

@@ -6,13 +6,13 @@
  *
  * @module
  */
-import type { Browser, BrowserVersion } from "../browser/browser.ts";
-import type { CommonConfig } from "../config/job_config.ts";
-import { offsetTimestamp } from "../provenance/capture_time.ts";
-import type { PageRecord, RecordedJob, RequestRecord } from "../provenance/capture_record.ts";
-import { appendProvenance } from "../provenance/pdf_update.ts";
-import { VERSION } from "./job_runner.ts";
-import type { SavedPdf } from "./row_tries.ts";
+import type { Browser, BrowserVersion } from "../../browser/browser.ts";
+import type { CommonConfig } from "../../config/job_config.ts";
+import { offsetTimestamp } from "../../provenance/capture_time.ts";
+import type { PageRecord, RecordedJob, RequestRecord } from "../../provenance/capture_record.ts";
+import { appendProvenance } from "../../provenance/pdf_update.ts";
+import { VERSION } from "../shell/job_runner.ts";
+import type { SavedPdf } from "../rows/row_tries.ts";
 import { timeAccount } from "./time_account.ts";
 
 /** The row as its PDF's provenance names it. */

@@ -3,11 +3,11 @@
 // saved line, each try's requests its own, and the run's account of the time the updates took. Time bounds:
 // see tests/helpers/browser_fixture.ts.
 import assert from "node:assert/strict";
-import { type Command, parsePortCommand, type PortConfig } from "../../lib/config/job_config.ts";
-import { checkProvenance } from "../../lib/provenance/pdf_provenance.ts";
-import { pageRecord, RunProvenance } from "../../lib/run/row_provenance.ts";
-import { TabFixture } from "../helpers/browser_fixture.ts";
-import { printPage, REPORT_PAGE } from "../provenance/printed_fixture.ts";
+import { type Command, parsePortCommand, type PortConfig } from "../../../lib/config/job_config.ts";
+import { checkProvenance } from "../../../lib/provenance/pdf_provenance.ts";
+import { pageRecord, RunProvenance } from "../../../lib/run/observers/row_provenance.ts";
+import { TabFixture } from "../../helpers/browser_fixture.ts";
+import { printPage, REPORT_PAGE } from "../../provenance/printed_fixture.ts";
 
 /** Job B's configuration for `flags`. */
 function portConfig(...flags: string[]): PortConfig {

@@ -6,15 +6,15 @@
  *
  * @module
  */
-import type { Tab } from "../browser/tab/tab.ts";
-import { errorText, StopRequestedError } from "../errors.ts";
-import { localTimestamp } from "../local_timestamp.ts";
-import { pdfHref, reportHtml } from "../report/report_html.ts";
-import { ReportFile } from "../report/report_file.ts";
-import { RunReport } from "../report/run_report.ts";
-import { THUMBNAIL_MS } from "../timings.ts";
-import type { JobLogger } from "./job_log.ts";
-import type { RowOutcome } from "./row_tries.ts";
+import type { Tab } from "../../browser/tab/tab.ts";
+import { errorText, StopRequestedError } from "../../errors.ts";
+import { localTimestamp } from "../../local_timestamp.ts";
+import { pdfHref, reportHtml } from "../../report/report_html.ts";
+import { ReportFile } from "../../report/report_file.ts";
+import { RunReport } from "../../report/run_report.ts";
+import { THUMBNAIL_MS } from "../../timings.ts";
+import type { JobLogger } from "../shell/job_log.ts";
+import type { RowOutcome } from "../rows/row_tries.ts";
 import { timeAccount } from "./time_account.ts";
 
 /** A thumbnail's width in pixels (its height follows the viewport's shape: 320 × 180–200). */

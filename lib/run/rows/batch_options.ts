@@ -6,9 +6,9 @@
  * @module
  */
 import { join } from "node:path";
-import { isCompletePdf } from "../complete_pdf.ts";
-import type { CommonConfig } from "../config/job_config.ts";
-import { EXIT_OK, EXIT_ROW_ERRORS } from "../exit_codes.ts";
+import { isCompletePdf } from "../../complete_pdf.ts";
+import type { CommonConfig } from "../../config/job_config.ts";
+import { EXIT_OK, EXIT_ROW_ERRORS } from "../../exit_codes.ts";
 import { mayPass, retryDelayMs } from "./retry.ts";
 import type { RetryPolicy, RowLoopResult } from "./row_loop.ts";
 
