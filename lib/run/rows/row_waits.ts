@@ -37,6 +37,13 @@ export interface RowWaits {
    * pause starts with the change), under `ready` the readiness wait after it.
    */
   alongside<T>(name: PagePause, work: Promise<T>): Promise<T>;
+  /**
+   * Shows a page with `page`, waits the pause `name` and makes the job's own request for the row with
+   * `request`, returning its answer: under `pauses` one after the other, in the spec's order; under `ready`
+   * the request runs while the page loads (and is waited for however the page ends), its pause being the
+   * readiness wait's.
+   */
+  pageThenRequest<T>(page: () => Promise<void>, name: PagePause, request: () => Promise<T>): Promise<T>;
   /** Just before the print: the web-font wait under `pauses`; nothing under `ready`, whose last wait had it. */
   fonts(): Promise<void>;
 }
@@ -55,6 +62,11 @@ export async function rowWaits(
     return {
       pause: (name) => pause(timings, name, signal),
       alongside: async (name, work) => (await Promise.all([work, pause(timings, name, signal)]))[0],
+      pageThenRequest: async (page, name, request) => {
+        await page();
+        await pause(timings, name, signal);
+        return await request();
+      },
       fonts: () => waitForFonts(tab, timings.waitTimeoutMs, warn),
     };
   }
@@ -77,6 +89,18 @@ export async function rowWaits(
       const result = await work;
       await ready(name);
       return result;
+    },
+    pageThenRequest: async (page, name, request) => {
+      const answer = request();
+      answer.catch(() => {});
+      try {
+        await page();
+      } catch (error) {
+        await answer.catch(() => {});
+        throw error;
+      }
+      await ready(name);
+      return await answer;
     },
     fonts: () => Promise.resolve(),
   };
