@@ -1,5 +1,5 @@
 /**
- * What `--report` costs (issue 28, item 4: at most 60 ms a row; a report of 1,000 rows at most 10 MB,
+ * What `--report` costs (the targets: at most 60 ms a row; a report of 1,000 rows at most 10 MB,
  * opening in under 2 s in Chromium). Two parts:
  *
  * - **A row**: each job over the same ordinary rows at `--concurrency 1`, pause scale 0 unless given,

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 1: a stop is prompt everywhere. For each phase a job can be in, a page, a server or a
+ * A stop is prompt everywhere. For each phase a job can be in, a page, a server or a
  * browser is made to hold that phase for a minute; the job is started, the test waits until the phase has
  * really begun (a request arrived, a file appeared, never a sleep), sends SIGTERM, SIGINT or SIGHUP, and
  * asserts that the job exits with 130 within 5 s of the signal, logs the row in progress as interrupted,

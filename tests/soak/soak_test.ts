@@ -1,5 +1,5 @@
 /**
- * The chaos soak (issue 20): a short soak of fixed seeds passes, and the soak itself catches what it is for:
+ * The chaos soak: a short soak of fixed seeds passes, and the soak itself catches what it is for:
  * a model that is wrong about one kind of row, a PDF swapped between two rows, a process that outlives its
  * run. The seeds are fixed so that each test draws what it needs (see `soak/draw.ts`).
  */

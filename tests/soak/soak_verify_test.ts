@@ -1,5 +1,5 @@
 /**
- * The soak's `--verify` and `--fail-on-text` (issue 27): the draw gives runs the options and rows the pages
+ * The soak's `--verify` and `--fail-on-text`: the draw gives runs the options and rows the pages
  * they are for (fixtures/sandbox/verify_pages.ts); the model predicts each kind of row with and without them,
  * with its error and its tries; the checks hold a run to it. No job runs here: the short soak of
  * `soak_test.ts` runs seeds that draw them.
