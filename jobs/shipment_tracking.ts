@@ -66,8 +66,8 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
 
   /**
    * After the print, the spec's return to the portal's root and its pause. The PDF is printed, so a portal
-   * slow to show its root page does not fail the row, nor does a stop meanwhile (the run then stops before the
-   * next row, and --resume finds the PDF).
+   * slow to show its root page does not fail the row, nor does a stop meanwhile (the run then stops before
+   * the next row, and --resume finds the PDF).
    */
   const returnToRoot = async (tab: Tab, { index, logger, waits }: RowContext) => {
     try {
@@ -80,10 +80,11 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     }
   };
 
-  /** One row, as the spec's Job A steps 4 to 9 have it. */
+  /** One row, as the spec's Job A steps 5.2 to 5.6 have it (the run checks the stop file and records it). */
   const capture = async (tab: Tab, row: ShipmentRow, rowContext: RowContext): Promise<SavedPdf> => {
     const { waits } = rowContext;
-    // Steps 4 and 5: the shipment page with its frame, its pause, and the search for the detail id.
+    // 5.2 and 5.3: the shipment page, its frame and the frame's pause; 5.4: the search for the detail id (the
+    // job's own request, made while the page loads when the row's waits are readiness waits).
     const id = await waits.pageThenRequest(
       () =>
         openShipmentPage(
@@ -117,7 +118,7 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
       );
     }
 
-    // Steps 7 to 9: print, then back to the portal's root while the PDF is checked and saved.
+    // 5.5: the print; 5.6: back to the portal's root while the PDF is checked and saved.
     await waits.fonts();
     const printed = await rowContext.print(printParams, printedPages(tab, detailFrame));
     const [saved] = await Promise.allSettled([printed.save(), returnToRoot(tab, rowContext)]);

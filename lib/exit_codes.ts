@@ -10,7 +10,8 @@ export const EXIT_OK = 0;
 
 /**
  * Exit code of a run that could not do its work: bad arguments or settings, a missing input file, an output
- * folder that cannot be written, no browser, Job A's portal unreachable, Job B's empty list, an unexpected error.
+ * folder that cannot be written, no browser, Job A's portal unreachable, Job B's empty list, an unexpected
+ * error.
  */
 export const EXIT_FAILURE = 1;
 

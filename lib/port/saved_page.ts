@@ -41,7 +41,8 @@ export class SavedPage implements AsyncDisposable {
    * never finished loading (what arrived is shown).
    */
   async showIn(tab: Tab, config: Pick<CommonConfig, "browserUrl">, timeoutMs: number): Promise<boolean> {
-    // pathToFileURL encodes a `#` or `?` in the name (docs/chromium_notes.md#file-urls-need-percent-encoding).
+    // pathToFileURL encodes a `#` or `?` in the name
+    // (docs/chromium_notes.md#file-urls-need-percent-encoding).
     return config.browserUrl === undefined
       ? await tab.navigate(pathToFileURL(this.#path).href, timeoutMs)
       : await tab.setContent(this.#html, timeoutMs);

@@ -1,11 +1,11 @@
 /**
  * The run both jobs share, around each job's own work on a row: the browser started (and its failure or a
  * stop told), the rows read, each row in a tab of its own with its waits under `--wait-until`, the rows in
- * file order (`--concurrency`, `--resume`, `--retries`, the stop file), the job server told at the end, and the
- * exit code. A job brings what is its own (its rows, names, the work in a tab, its completion sequence), so
- * that its file reads as its spec procedure; what the options add to every row plugs in here, at one place, as
- * observers (`rows/row_observer.ts`): the run's own (`--report`, `--provenance`) and those the job hands over
- * (`--verify`, `--fail-on-text`).
+ * file order (`--concurrency`, `--resume`, `--retries`, the stop file), the job server told at the end, and
+ * the exit code. A job brings what is its own (its rows, names, the work in a tab, its completion sequence),
+ * so that its file reads as its spec procedure; what the options add to every row plugs in here, at one
+ * place, as observers (`rows/row_observer.ts`): the run's own (`--report`, `--provenance`) and those the job
+ * hands over (`--verify`, `--fail-on-text`).
  *
  * @module
  */
@@ -51,8 +51,8 @@ export interface CaptureJob<Row, Result> {
   capture(tab: Tab, row: Row, context: RowContext): Promise<SavedPdf>;
   /**
    * The pages the job prints come to the browser from their servers (Job A): under an option that reads their
-   * answers, the tab follows them from each try's start. A job that fetches its page itself (Job B) hands that
-   * answer to the print instead.
+   * answers, the tab follows them from each try's start. A job that fetches its page itself (Job B) hands
+   * that answer to the print instead.
    */
   browserFetchesPages?: boolean;
   /** What the job's options add to each row besides the run's own: `--verify`'s and `--fail-on-text`'s checks. */
@@ -66,8 +66,8 @@ export interface CaptureJob<Row, Result> {
 }
 
 /**
- * Runs `job` under `config`; returns the exit code (0, 1, 3 or 130). Every observer is told how the run ended,
- * however it ended (under `--report` the report is written).
+ * Runs `job` under `config`; returns the exit code (0, 1, 3 or 130). Every observer is told how the run
+ * ended, however it ended (under `--report` the report is written).
  */
 export async function runCapture<Row, Result>(
   config: CommonConfig & { kind: JobKind },

@@ -1,8 +1,8 @@
 /**
- * Job A's pages as its procedure shows them (spec Job A steps 4 to 6): the shipment page with its frame there,
- * and the detail page in that frame; what of them fails a row, what is only noticed, and which documents a PDF
- * prints. The options hear of each through the row's context (`lib/run/row_capture.ts`): under `--verify` a
- * page is checked as it is shown, and what is noticed fails the row.
+ * Job A's pages as its procedure shows them (spec Job A steps 5.2 to 5.4): the shipment page with its frame
+ * there, and the detail page in that frame; what of them fails a row, what is only noticed, and which
+ * documents a PDF prints. The options hear of each through the row's context (`lib/run/row_capture.ts`):
+ * under `--verify` a page is checked as it is shown, and what is noticed fails the row.
  *
  * @module
  */
@@ -35,9 +35,9 @@ export interface ShipmentPageOptions {
 }
 
 /**
- * Loads the row's shipment page at `url` and waits for its frame. The page is shown to the row's options while
- * the frame is waited for, so that a check of it (`--verify`) fails the row at once on a wall or an error page
- * (neither has the frame), and once more when no frame came (a script may draw a wall late).
+ * Loads the row's shipment page at `url` and waits for its frame. The page is shown to the row's options
+ * while the frame is waited for, so that a check of it (`--verify`) fails the row at once on a wall or an
+ * error page (neither has the frame), and once more when no frame came (a script may draw a wall late).
  *
  * @throws {Error} {@linkcode FRAME_NOT_FOUND} when no frame came; when the page showed no body.
  */
@@ -62,8 +62,8 @@ export async function openShipmentPage(
 
 /**
  * Points the frame at the detail page `url` (step 5.4) with the spec's pause, and returns the id of the frame
- * that shows it. A frame that did not load it, or that ended elsewhere, is noticed: the spec prints the page as
- * it stands. The detail page is shown to the row's options.
+ * that shows it. A frame that did not load it, or that ended elsewhere, is noticed: the spec prints the page
+ * as it stands. The detail page is shown to the row's options.
  */
 export async function showDetailPage(
   tab: Tab,
@@ -72,8 +72,8 @@ export async function showDetailPage(
   { frameSelector, timings }: ShipmentPageOptions,
 ): Promise<string | undefined> {
   // The spec's pause and the frame's load run together: the PDF shows the detail even without pauses
-  // (docs/chromium_notes.md#out-of-process-frames-in-print), and the spec's timing is unchanged when the frame
-  // loads within the pause.
+  // (docs/chromium_notes.md#out-of-process-frames-in-print), and the spec's timing is unchanged when the
+  // frame loads within the pause.
   const load = await row.waits.alongside(
     "afterFrameSource",
     pointFrameAt(tab.frameElement(frameSelector), url, timings.waitTimeoutMs),

@@ -1,9 +1,9 @@
 /**
- * `--verify` and `--fail-on-text` as an observer a job hands to `runCapture` (`lib/run/rows/row_observer.ts`).
- * Under `--verify` what the procedure notices fails the row instead of a warning, each page it shows is checked
- * (no bot wall, an answer below HTTP 400: `page_checks.ts`), and so is the printed PDF (not blank, the row's
- * number); under `--fail-on-text` the PDF's text. Without either option the observer has no hook: no page is
- * read, and the PDF never is.
+ * `--verify` and `--fail-on-text` as an observer a job hands to `runCapture`
+ * (`lib/run/rows/row_observer.ts`). Under `--verify` what the procedure notices fails the row instead of a
+ * warning, each page it shows is checked (no bot wall, an answer below HTTP 400: `page_checks.ts`), and so is
+ * the printed PDF (not blank, the row's number); under `--fail-on-text` the PDF's text. Without either option
+ * the observer has no hook: no page is read, and the PDF never is.
  *
  * @module
  */

@@ -1,8 +1,8 @@
 /**
  * The provenance of a run's rows under `--provenance`, an observer of the run: what the job learns while it
  * captures a row (the pages it printed, its own requests, the browser) gathered into the record that
- * `appendProvenance` appends to the row's PDF, the SHA-256 of the printed bytes for the row's `saved` line, and
- * the run's account of the time the updates took.
+ * `appendProvenance` appends to the row's PDF, the SHA-256 of the printed bytes for the row's `saved` line,
+ * and the run's account of the time the updates took.
  *
  * @module
  */
@@ -25,8 +25,8 @@ export function pageRecord({ url, status, headers }: AnsweredDocument): PageReco
 
 /**
  * `--provenance` as an observer of the run: each try's record filled in from what the job tells the seam (its
- * own requests, the pages it prints), appended after the printed bytes, its SHA-256 given to the row's `saved`
- * line; the run's account logged once no row is left. `job` is the name the records give the job.
+ * own requests, the pages it prints), appended after the printed bytes, its SHA-256 given to the row's
+ * `saved` line; the run's account logged once no row is left. `job` is the name the records give the job.
  */
 export function provenanceObserver(config: CommonConfig, job: RecordedJob, logger: JobLogger): RowObserver {
   const run = new RunProvenance(config, job);

@@ -1,6 +1,7 @@
 /**
- * The run's own observers, as its options ask for them: the run report under `--report`, each PDF's provenance
- * under `--provenance`. `runCapture` adds those a job hands it (`--verify`'s and `--fail-on-text`'s checks).
+ * The run's own observers, as its options ask for them: the run report under `--report`, each PDF's
+ * provenance under `--provenance`. `runCapture` adds those a job hands it (`--verify`'s and
+ * `--fail-on-text`'s checks).
  *
  * @module
  */

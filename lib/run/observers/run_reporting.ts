@@ -1,8 +1,8 @@
 /**
- * The run's report under `--report`, an observer of the run: the report's model fed from the run (the rows once read, each try's
- * start and end, each row's end, a thumbnail of the page each row printed or failed on), the file rewritten
- * now and then while rows end, and written once more when the run ends or is stopped. Without `--report`
- * there is none: no thumbnail is taken, no call is made.
+ * The run's report under `--report`, an observer of the run: the report's model fed from the run (the rows
+ * once read, each try's start and end, each row's end, a thumbnail of the page each row printed or failed
+ * on), the file rewritten now and then while rows end, and written once more when the run ends or is stopped.
+ * Without `--report` there is none: no thumbnail is taken, no call is made.
  *
  * @module
  */

@@ -2,13 +2,13 @@
  * The seam of a run's rows: what an option adds to a run is an observer that `runCapture` calls at the same
  * points of every row, whatever the job, so that a job's work on a row stays the spec's procedure. `--report`
  * and `--provenance` are the run's own observers (`lib/run/observers/`); `--verify` and `--fail-on-text` are
- * observers a job hands to `runCapture` (`lib/verify/`). Every hook is optional, and an observer without a hook
- * at a point costs nothing there.
+ * observers a job hands to `runCapture` (`lib/verify/`). Every hook is optional, and an observer without a
+ * hook at a point costs nothing there.
  *
  * The points of a row, in order: its try begins ({@linkcode RowObserver.aroundTry}), gets its tab
- * ({@linkcode RowObserver.tryIn}); the job's procedure tells what it asks and sees (its own requests, the pages
- * it shows, what it notices); the print starts, the printed bytes are checked and amended before the PDF takes
- * its name, the PDF is saved or the try failed; then the row ends.
+ * ({@linkcode RowObserver.tryIn}); the job's procedure tells what it asks and sees (its own requests, the
+ * pages it shows, what it notices); the print starts, the printed bytes are checked and amended before the
+ * PDF takes its name, the PDF is saved or the try failed; then the row ends.
  *
  * @module
  */
@@ -52,8 +52,8 @@ export interface TryObserver {
   /** One of the job's own HTTP requests for the row (Job A's search, Job B's form), and its answer. */
   requested?(method: string, answer: AnsweredDocument): void;
   /**
-   * Something the procedure noticed that the spec lets pass with a warning (a detail frame that never came, no
-   * detail id); `mayPass` says whether another try may cure it. Throws to fail the row instead.
+   * Something the procedure noticed that the spec lets pass with a warning (a detail frame that never came,
+   * no detail id); `mayPass` says whether another try may cure it. Throws to fail the row instead.
    */
   noticed?(problem: string, mayPass: boolean): void;
   /**
