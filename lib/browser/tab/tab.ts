@@ -302,9 +302,8 @@ export class Tab {
 
   /**
    * A small JPEG of what the tab shows now: its viewport scaled down to `width` pixels wide at `quality`
-   * (0–100), base64, within `timeoutMs` (`tab/thumbnail.ts`). Until it is done the tab's next navigation,
-   * content or print waits, so the caller need not: the shot shows this page, and never runs alongside a
-   * print.
+   * (0–100), base64, within `timeoutMs` (`tab/thumbnail.ts`). The tab's next navigation, content or print
+   * waits for it, so the caller need not: the shot shows this page, and never runs alongside a print.
    */
   thumbnail(width: number, quality: number, timeoutMs: number): Promise<string> {
     const shot = viewportThumbnail(this.#send, { width, quality, timeoutMs });
