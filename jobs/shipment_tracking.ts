@@ -121,7 +121,8 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     // 5.5: the print; 5.6: back to the portal's root while the PDF is checked and saved.
     await waits.fonts();
     const printed = await rowContext.print(printParams, printedPages(tab, detailFrame));
-    const [saved] = await Promise.allSettled([printed.save(), returnToRoot(tab, rowContext)]);
+    const back = rowContext.leavePage().then(() => returnToRoot(tab, rowContext));
+    const [saved] = await Promise.allSettled([printed.save(), back]);
     if (saved.status === "rejected") throw saved.reason;
     return saved.value;
   };

@@ -45,6 +45,12 @@ export interface RowContext {
    * the documents it prints as their answers came, the page first (the options check and record them).
    */
   print(params: PrintParams, pages: readonly AnsweredDocument[]): Promise<PrintedRow>;
+  /**
+   * The procedure is about to leave the page it printed (Job A's return to the portal's root): what the
+   * options take of that page (`--report`'s thumbnail) is taken first; settles when it is. A procedure that
+   * stays on its page need not call it: the row's end counts as leaving it.
+   */
+  leavePage(): Promise<void>;
 }
 
 /** A row's PDF printed, not yet under its name. */
@@ -85,7 +91,11 @@ export async function captureInTab<Row>(tab: Tab, browser: Browser, attempt: Row
   );
   const context = rowContext(tab, { facts, logger, warn, waits, tries, outputDir: config.outputDir });
   try {
-    return await attempt.capture(tab, attempt.row, context);
+    const saved = await attempt.capture(tab, attempt.row, context);
+    // The row is done; what is taken of its page is taken while the next row begins, whose first use of the
+    // tab waits for it (Tab.thumbnail).
+    void context.leavePage();
+    return saved;
   } catch (error) {
     for (const observer of tries) await observer.failed?.();
     throw error;
@@ -104,6 +114,7 @@ interface ContextParts {
 }
 
 function rowContext(tab: Tab, { facts, logger, warn, waits, tries, outputDir }: ContextParts): RowContext {
+  let left: Promise<void> | undefined;
   return {
     index: facts.index,
     logger,
@@ -134,13 +145,18 @@ function rowContext(tab: Tab, { facts, logger, warn, waits, tries, outputDir }: 
         }),
         ...(amends.length === 0 ? {} : { amend: (pdf: Uint8Array) => amended(pdf, amends) }),
       });
-      for (const observer of tries) observer.printed?.();
       return {
         async save() {
           await printed.save();
           return tries.reduce((saved, observer) => observer.saved?.(saved) ?? saved, { file: facts.pdfFile });
         },
       };
+    },
+    leavePage() {
+      left ??= (async () => {
+        for (const observer of tries) await observer.leavingPage?.();
+      })();
+      return left;
     },
   };
 }

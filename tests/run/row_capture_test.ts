@@ -41,7 +41,7 @@ function noting(name: string, calls: string[], amendWith?: string): RowObserver 
           return Promise.resolve(new TextEncoder().encode(amendWith));
         },
       }),
-      printed: () => void calls.push(`${name} printed`),
+      leavingPage: () => Promise.resolve(void calls.push(`${name} leaves the page`)),
       saved: (pdf) => ({ ...pdf, sha256: `${pdf.sha256 ?? ""}${name}` }),
       failed: () => Promise.resolve(void calls.push(`${name} failed row ${row.index}`)),
     }),
@@ -92,12 +92,12 @@ Deno.test("the row's seam: each point told to each observer in turn, the PDF che
     `A printing ${PAGE.url}`,
     `B printing ${PAGE.url}`,
     "printed",
-    "A printed",
-    "B printed",
     `A check ${PRINTED.length}`,
     `B check ${PRINTED.length}`,
     `A amend ${PRINTED.length}`,
     `B amend ${PRINTED.length + 2}`,
+    "A leaves the page",
+    "B leaves the page",
   ]);
   assert.equal(
     new TextDecoder().decode(await Deno.readFile(`${dir.out}/002 I1 C1.pdf`)),

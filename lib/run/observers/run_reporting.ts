@@ -42,8 +42,8 @@ export interface RunReportingOptions {
 
 /**
  * `--report` as an observer of the run: each try's span, each row's end, and the thumbnail of the page each
- * row printed (taken once the print is done, while its PDF is saved) or failed on; the report written when
- * the run ends, however it ends.
+ * row printed (taken as the tab leaves it: before Job A's return to the portal's root, after Job B's row) or
+ * failed on; the report written when the run ends, however it ends.
  */
 export function reportObserver(options: RunReportingOptions): RowObserver {
   const reporting = new RunReporting(options);
@@ -52,8 +52,7 @@ export function reportObserver(options: RunReportingOptions): RowObserver {
     aroundTry: (index, work) => reporting.try(index, work),
     tryIn({ tab, row, warn }) {
       const thumbnail = reporting.thumbnailOf(tab, row.index, warn);
-      // The row goes on meanwhile: the tab's next page or print waits for the shot (Tab.thumbnail).
-      return { printed: () => void thumbnail(), failed: thumbnail };
+      return { leavingPage: thumbnail, failed: thumbnail };
     },
     rowEnded: (index, outcome) => reporting.rowEnded(index, outcome),
     rowsDone: () => reporting.thumbnailsTaken(),

@@ -8,7 +8,7 @@
  * The points of a row, in order: its try begins ({@linkcode RowObserver.aroundTry}), gets its tab
  * ({@linkcode RowObserver.tryIn}); the job's procedure tells what it asks and sees (its own requests, the
  * pages it shows, what it notices); the print starts, the printed bytes are checked and amended before the
- * PDF takes its name, the PDF is saved or the try failed; then the row ends.
+ * PDF takes its name, the PDF is saved, the tab leaves the page; or the try failed. Then the row ends.
  *
  * @module
  */
@@ -70,8 +70,12 @@ export interface TryObserver {
    * takes its name, once every check passed; the printed bytes stay the file's unchanged start.
    */
   amend?(pdf: Uint8Array): Promise<Uint8Array>;
-  /** The print is done: the tab still shows the page it printed, while the PDF is checked and saved. */
-  printed?(): void;
+  /**
+   * The tab is about to leave the page the try showed last: the procedure moves on from the page it printed
+   * (Job A's return to the portal's root), or the try ended with it shown. What the observer takes of that
+   * page it takes now; the procedure waits for it, the row's end does not.
+   */
+  leavingPage?(): Promise<void>;
   /** The PDF took its name: what the row's `saved` line tells of it (`--provenance` adds its SHA-256). */
   saved?(pdf: SavedPdf): SavedPdf;
   /** The try failed in its tab: runs before the tab is checked or lent to another row. */
