@@ -26,14 +26,8 @@
 // The jobs and the shell that runs them.
 export { portTrackingJob } from "./jobs/port_tracking.ts";
 export { shipmentTrackingJob } from "./jobs/shipment_tracking.ts";
-export {
-  EXIT_ROW_ERRORS,
-  EXIT_STOPPED,
-  type JobContext,
-  type JobDefinition,
-  runJob,
-  VERSION,
-} from "./lib/run/job_runner.ts";
+export { type JobContext, type JobDefinition, runJob, VERSION } from "./lib/run/shell/job_runner.ts";
+export { EXIT_ROW_ERRORS, EXIT_STOPPED } from "./lib/exit_codes.ts";
 export type { PortConfig, ShipmentConfig } from "./lib/config/job_config.ts";
 
 // The browser layer's face.

@@ -1,5 +1,5 @@
 /**
- * `deno task bench`: the end-to-end benchmark of issue 6. Starts the sandbox in this process, then runs
+ * `deno task bench`: the end-to-end benchmark. Starts the sandbox in this process, then runs
  * the project's jobs and the floor (`bench/floor/floor.ts`) side by side, the `--concurrency` runs, the
  * `--wait-until` runs, the memory run and the timing-fidelity run, and prints Markdown tables (progress goes
  * to standard error). Its machinery is in `bench/harness/`.

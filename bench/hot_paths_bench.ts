@@ -7,7 +7,7 @@ import { withBaseHref } from "../lib/port/base_href.ts";
 import { parsePortCsv, parseShipmentCsv } from "../lib/csv/rows.ts";
 import { pdfFileName } from "../lib/file_names.ts";
 import { buildResultsCsv } from "../lib/port/results_csv.ts";
-import type { PortResult } from "../lib/run/row_result.ts";
+import type { PortResult } from "../lib/run/rows/row_result.ts";
 
 const ROWS = 100_000;
 

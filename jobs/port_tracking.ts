@@ -5,30 +5,25 @@
  *
  * @module
  */
-import { join } from "node:path";
-import { tmpdir } from "node:os";
-import { pathToFileURL } from "node:url";
 import { withBaseHref } from "../lib/port/base_href.ts";
 import { completePortJob } from "../lib/job_server/completion.ts";
 import { type PortRow, readPortRows } from "../lib/csv/rows.ts";
 import { errorText, UsageError } from "../lib/errors.ts";
+import { EXIT_FAILURE } from "../lib/exit_codes.ts";
 import { parsePortCommand, type PortConfig } from "../lib/config/job_config.ts";
-import { type JobContext, type JobDefinition, runJob } from "../lib/run/job_runner.ts";
+import { type JobContext, type JobDefinition, runJob } from "../lib/run/shell/job_runner.ts";
 import { type RowContext, runCapture } from "../lib/run/capture_run.ts";
-import type { SavedPdf } from "../lib/run/row_loop.ts";
-import { pageRecord } from "../lib/run/row_provenance.ts";
+import type { SavedPdf } from "../lib/run/rows/row_loop.ts";
 import { PORT_SERVICE } from "../lib/job_server/services.ts";
 import { pdfFileName, portLogFileName, resultsCsvFileName, tempHtmlFileName } from "../lib/file_names.ts";
-import { printPdfFile } from "../lib/browser/pdf_output.ts";
 import { PortReportClient } from "../lib/port/report_client.ts";
 import { portPrintParams } from "../lib/port/print_params.ts";
-import { removeReportFile, writeReportFile } from "../lib/port/report_file.ts";
+import { SavedPage } from "../lib/port/saved_page.ts";
 import { buildResultsCsv } from "../lib/port/results_csv.ts";
-import type { PortResult } from "../lib/run/row_result.ts";
+import type { PortResult } from "../lib/run/rows/row_result.ts";
 import type { Tab } from "../lib/browser/tab/tab.ts";
-import { pause, PRINT_TIMEOUT_MS } from "../lib/timings.ts";
-import { assertNoBotWall } from "../lib/verify/page_checks.ts";
-import { printedPdfCheck } from "../lib/verify/printed_pdf.ts";
+import { pause } from "../lib/timings.ts";
+import { captureChecks } from "../lib/verify/capture_checks.ts";
 
 /** The shortest report body that can be a real report page (spec "Limits"). */
 export const MIN_REPORT_LENGTH = 100;
@@ -60,63 +55,34 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
   const values = (row: PortRow) => ({ container_number: row.containerNumber, invoice_no: row.invoiceNumber });
 
   /** One row, as the spec's Job B steps have it: the report fetched, saved, loaded and printed. */
-  const capture = async (
-    tab: Tab,
-    row: PortRow,
-    { index, logger, waits, provenance }: RowContext,
-  ): Promise<SavedPdf> => {
-    const fileName = pdfName(row, index);
+  const capture = async (tab: Tab, row: PortRow, rowContext: RowContext): Promise<SavedPdf> => {
+    const { index, logger, waits } = rowContext;
     const page = await report.fetch(row.containerNumber, context.signal);
-    provenance?.request("POST", { ...page, url: report.formUrl });
+    rowContext.requested("POST", { ...page, url: report.formUrl });
     if (page.html.length < MIN_REPORT_LENGTH) {
       throw new Error(
         `the port portal answered only ${page.html.length} characters (at least ${MIN_REPORT_LENGTH} expected)`,
       );
     }
-    const html = withBaseHref(page.html, page.url);
-    const tempFile = join(tmpdir(), tempHtmlFileName(config.jobId, index, row.containerNumber));
-    await writeReportFile(tempFile, html);
-    try {
-      // pathToFileURL encodes a `#` or `?` in the name
-      // (docs/chromium_notes.md#file-urls-need-percent-encoding).
-      const loaded = config.browserUrl === undefined
-        ? await tab.navigate(pathToFileURL(tempFile).href, timings.waitTimeoutMs)
-        // A remote browser cannot read this host's files: hand it the page itself
-        // (docs/chromium_notes.md#what-a-file-page-can-reach).
-        : await tab.setContent(html, timings.waitTimeoutMs);
-      if (!loaded) {
-        logger.warn(`Row ${index}: the report did not finish loading; printing what arrived`);
-      }
-      // After `load` the body exists: only a page that never finished loading needs the wait
-      // (docs/chromium_notes.md#navigations-have-no-deadline-of-their-own).
-      if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
-        logger.warn(`Row ${index}: no body element within the wait timeout`);
-      }
-      await waits.pause("beforePrint");
-      await waits.beforePrint();
-      // The page came from the portal's answer, not from the file the browser read: its headers tell. The
-      // page is looked at while it prints; a wall fails the row before its PDF takes its name.
-      const wallChecked = config.verify ? assertNoBotWall(tab, page.headers) : undefined;
-      wallChecked?.catch(() => {});
-      const check = printedPdfCheck({
-        verify: config.verify,
-        number: { value: row.containerNumber, label: "container" },
-        failOnText: config.failOnText,
-      }, wallChecked);
-      await printPdfFile(tab, config.outputDir, {
-        fileName,
-        params: printParams,
-        timeoutMs: PRINT_TIMEOUT_MS,
-        ...(check ? { check } : {}),
-        // The page printed is the portal's answer, never the temporary file the browser read it from.
-        ...(provenance ? { amend: provenance.atPrint([pageRecord(page)]) } : {}),
-      });
-      return provenance?.saved() ?? { file: fileName };
-    } finally {
-      // A report file that cannot be removed is worth a warning, not the row: its PDF is written, and an
-      // error from here would hide the one the row failed with.
-      await removeReportFile(tempFile).catch((error) => logger.warn(`Row ${index}: ${errorText(error)}`));
+    await using saved = await SavedPage.save(
+      tempHtmlFileName(config.jobId, index, row.containerNumber),
+      withBaseHref(page.html, page.url),
+      (error) => logger.warn(`Row ${index}: ${errorText(error)}`),
+    );
+    const loaded = await saved.showIn(tab, config, timings.waitTimeoutMs);
+    if (!loaded) {
+      logger.warn(`Row ${index}: the report did not finish loading; printing what arrived`);
     }
+    // After `load` the body exists: only a page that never finished loading needs the wait
+    // (docs/chromium_notes.md#navigations-have-no-deadline-of-their-own).
+    if (!loaded && !await tab.waitForSelector("body", timings.waitTimeoutMs)) {
+      logger.warn(`Row ${index}: no body element within the wait timeout`);
+    }
+    await waits.pause("afterPageLoad");
+    await waits.fonts();
+    // The page printed is the portal's answer, never the temporary file the browser read it from.
+    const printed = await rowContext.print(printParams, [page]);
+    return await printed.save();
   };
 
   return runCapture<PortRow, PortResult>(config, context, {
@@ -128,7 +94,7 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
       if (error !== undefined) logger.error(error);
       if (rows.length === 0) {
         logger.error("No container numbers found.");
-        return 1;
+        return EXIT_FAILURE;
       }
       logger.info(`${rows.length} container(s) to capture`);
       return rows;
@@ -136,11 +102,11 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
     describe: (row) => `container ${row.containerNumber}, invoice ${row.invoiceNumber}`,
     pdfName,
     record: (row, result) => ({ ...values(row), ...result }),
-    provenance: {
-      job: "port-tracking",
-      row: (row) => ({ values: values(row), number: row.containerNumber, invoice: row.invoiceNumber }),
-    },
+    fields: (row) => ({ values: values(row), number: row.containerNumber, invoice: row.invoiceNumber }),
     capture,
+    // The page came from the portal's answer, not from the file the browser read: its headers tell. The
+    // page is looked at while it prints; a wall fails the row before its PDF takes its name.
+    observers: [captureChecks(config, { numberLabel: "container", wallWhilePrinting: true })],
     afterRow: () => pause(timings, "betweenRows", context.signal),
     service: PORT_SERVICE,
     complete: (server, outcome) =>

@@ -15,8 +15,8 @@ export const SPEC_PAUSES_MS = {
   noDetailId: 2_000,
   /** Job A: after going back to the portal's root page. */
   afterRootReturn: 1_000,
-  /** Job B: after the saved report loaded, before printing. */
-  beforePrint: 1_000,
+  /** Job B: after the saved page loaded, before printing. */
+  afterPageLoad: 1_000,
   /** Job B: between two rows. */
   betweenRows: 2_000,
 } as const;
@@ -29,7 +29,7 @@ export const DEFAULT_LIMITS_S = { http: 30, wait: 20, consent: 3 } as const;
 
 /**
  * What a pause that waits for a page does (`--wait-until`): `pauses`, the spec's fixed pause; `ready`, a wait
- * until the page and its frames are ready, bounded by `--wait-timeout` (`lib/run/row_waits.ts`).
+ * until the page and its frames are ready, bounded by `--wait-timeout` (`lib/run/rows/row_waits.ts`).
  */
 export type WaitUntil = "pauses" | "ready";
 

@@ -19,10 +19,14 @@ import {
   otherContainerFor,
   VERIFY_MARKERS,
 } from "../fixtures/sandbox.ts";
-import type { RowStatus } from "../lib/run/row_result.ts";
+import type { JobKind } from "../lib/config/option_types.ts";
+import type { RowStatus } from "../lib/run/rows/row_result.ts";
 
-/** Job A (shipment tracking) or Job B (port container location). */
-export type SoakJob = "A" | "B";
+/**
+ * Each job's letter, as the soak's command line (`--job A|B`) and its report name it: Job A (shipment
+ * tracking), Job B (port container location). Inside, the soak names a job by its `JobKind`, as `lib/` does.
+ */
+export const JOB_LETTERS: Readonly<Record<JobKind, "A" | "B">> = { shipment: "A", port: "B" };
 
 /** The one `--fail-on-text` expression the soak draws: what the port portal says for a mistyped container. */
 export const FAIL_ON_TEXT = NOT_FOUND_TEXT;
@@ -30,7 +34,7 @@ export const FAIL_ON_TEXT = NOT_FOUND_TEXT;
 /** What decides a row's status besides its behaviour. */
 export interface TryBudget {
   /** The job the row is a row of. */
-  job: SoakJob;
+  job: JobKind;
   /** `--retries` of the run. */
   retries: number;
   /**
@@ -63,7 +67,7 @@ export interface Behaviour {
   /** Marker put into the row's value; "" for a plain row. */
   marker: string;
   /** The jobs whose sandbox pages play it. */
-  jobs: readonly SoakJob[];
+  jobs: readonly JobKind[];
   /** Relative frequency in the draw. */
   weight: number;
   /** The row's status under `budget`. */
@@ -100,7 +104,7 @@ const failsFirst = (failures: number) => ({ retries, priorRequests }: TryBudget)
 const killedOnce = ({ retries, killed }: TryBudget): RowStatus =>
   killed && retries === 0 ? "error" : "success";
 
-const both: readonly SoakJob[] = ["A", "B"];
+const both: readonly JobKind[] = ["shipment", "port"];
 
 /** The status and the failure of a row that fails exactly when `outcome` gives a failure. */
 function failsWith(
@@ -119,7 +123,7 @@ const FRAME_NOT_FOUND: Failure = { reason: /^Iframe not found on page$/, retried
  */
 const httpError = (status: number) => ({ job, verify }: TryBudget): Failure => {
   const retried = status >= 500;
-  if (job === "B") return { reason: new RegExp(`^the port portal answered HTTP ${status}\\b`), retried };
+  if (job === "port") return { reason: new RegExp(`^the port portal answered HTTP ${status}\\b`), retried };
   return verify
     ? { reason: new RegExp(`^the shipment page answered HTTP ${status}$`), retried }
     : FRAME_NOT_FOUND;
@@ -164,36 +168,57 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   // status first, and tries a 404 no more. Job B's POST fails on its status with or without --verify.
   { name: "down503", marker: "DOWN503", jobs: both, weight: 3, ...failsWith(httpError(503)), detail: false },
   { name: "err404", marker: "ERR404", jobs: both, weight: 3, ...failsWith(httpError(404)), detail: false },
-  { name: "err500", marker: "ERR500", jobs: ["B"], weight: 2, ...failsWith(httpError(500)), detail: false },
+  {
+    name: "err500",
+    marker: "ERR500",
+    jobs: ["port"],
+    weight: 2,
+    ...failsWith(httpError(500)),
+    detail: false,
+  },
   {
     name: "short",
     marker: "SHORT",
-    jobs: ["B"],
+    jobs: ["port"],
     weight: 2,
     ...failsWith(() => ({ reason: /^the port portal answered only \d+ characters/, retried: false })),
     detail: false,
   },
   // The portal answers after the sandbox's slowMs, past the soak's --http-timeout: every try times out.
-  { name: "hang", marker: "SLOW", jobs: ["B"], weight: 1, status: always("error"), detail: false },
+  { name: "hang", marker: "SLOW", jobs: ["port"], weight: 1, status: always("error"), detail: false },
   // A script held for the sandbox's slowMs (3 s): the report loads late, within the soak's --wait-timeout.
-  { name: "noload", marker: "HOLDLOAD", jobs: ["B"], weight: 2, status: always("success"), detail: false },
+  { name: "noload", marker: "HOLDLOAD", jobs: ["port"], weight: 2, status: always("success"), detail: false },
   // Under --verify too: the page answered 200 and is no wall, only its frame is missing.
   {
     name: "noframe",
     marker: "NOFRAME",
-    jobs: ["A"],
+    jobs: ["shipment"],
     weight: 2,
     ...failsWith(() => FRAME_NOT_FOUND),
     detail: false,
   },
   // No detail record id: the shipment page is printed as it stands; --verify fails the row.
-  { name: "search500", marker: "SEARCH500", jobs: ["A"], weight: 2, ...failsWith(noDetailId), detail: false },
-  { name: "noid", marker: "REDIRNOID", jobs: ["A"], weight: 1, ...failsWith(noDetailId), detail: false },
+  {
+    name: "search500",
+    marker: "SEARCH500",
+    jobs: ["shipment"],
+    weight: 2,
+    ...failsWith(noDetailId),
+    detail: false,
+  },
+  {
+    name: "noid",
+    marker: "REDIRNOID",
+    jobs: ["shipment"],
+    weight: 1,
+    ...failsWith(noDetailId),
+    detail: false,
+  },
   // The search answers after the sandbox's slowMs, past the soak's --http-timeout: no id either.
   {
     name: "searchhang",
     marker: "SEARCHSLOW",
-    jobs: ["A"],
+    jobs: ["shipment"],
     weight: 1,
     ...failsWith(noDetailId),
     detail: false,
@@ -201,7 +226,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   {
     name: "detailslow",
     marker: "DETAILSLOW",
-    jobs: ["A"],
+    jobs: ["shipment"],
     weight: 1,
     status: always("success"),
     detail: false,
@@ -240,10 +265,10 @@ function verifyBehaviours(): Behaviour[] {
       weight: 2,
       ...failsWith(({ job, verify }) => {
         if (verify) {
-          const wall = job === "A" ? "Cloudflare challenge" : "Imperva Incapsula";
+          const wall = job === "shipment" ? "Cloudflare challenge" : "Imperva Incapsula";
           return { reason: new RegExp(`^blocked by a bot check \\(${wall}\\)$`), retried: true };
         }
-        return job === "A" ? FRAME_NOT_FOUND : undefined;
+        return job === "shipment" ? FRAME_NOT_FOUND : undefined;
       }),
       detail: false,
       printed: () => ["Incapsula incident ID"],
@@ -252,7 +277,7 @@ function verifyBehaviours(): Behaviour[] {
     {
       name: "detail500",
       marker: detail500,
-      jobs: ["A"],
+      jobs: ["shipment"],
       weight: 2,
       ...failsWith(({ verify }) =>
         verify ? { reason: /^the detail page answered HTTP 500$/, retried: true } : undefined
@@ -272,7 +297,7 @@ function verifyBehaviours(): Behaviour[] {
     {
       name: "otherbox",
       marker: otherBox,
-      jobs: ["B"],
+      jobs: ["port"],
       weight: 2,
       ...failsWith(({ verify }) =>
         verify ? { reason: /^the PDF does not show container \S+$/, retried: false } : undefined
@@ -284,7 +309,7 @@ function verifyBehaviours(): Behaviour[] {
     {
       name: "notfound",
       marker: notFound,
-      jobs: ["B"],
+      jobs: ["port"],
       weight: 2,
       ...failsWith(({ failOnText }) => failOnText ? SAYS_FAIL_TEXT : undefined),
       detail: false,
@@ -308,6 +333,6 @@ function killBehaviour(name: string, kill: KillCase): Behaviour {
 }
 
 /** The behaviours job `job` can play. */
-export function behavioursOf(job: SoakJob): Behaviour[] {
+export function behavioursOf(job: JobKind): Behaviour[] {
   return BEHAVIOURS.filter((behaviour) => behaviour.jobs.includes(job));
 }

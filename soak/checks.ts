@@ -14,7 +14,8 @@ import {
 } from "../fixtures/sandbox.ts";
 import { pdfFileName } from "../lib/file_names.ts";
 import { escapeHtml } from "../lib/report/html_text.ts";
-import type { RowStatus } from "../lib/run/row_result.ts";
+import { JOB_COMMANDS } from "../lib/config/options.ts";
+import type { RowStatus } from "../lib/run/rows/row_result.ts";
 import type { DrawnRow, SoakPlan } from "./draw.ts";
 import type { JobRunRecord, RssSample } from "./job_run.ts";
 import { firstTryFailure, type LoggedEnd, loggedEnds, retriedTries, rowLineIndexes } from "./log_lines.ts";
@@ -209,7 +210,7 @@ function checkProvenances({ plan, state }: RunEvidence, ends: LoggedEnd[]): stri
     if (row === undefined) continue; // checkPdfs names a PDF of no row
     const values = Object.values(capture.values);
     if (
-      capture.row !== row.index || capture.pdfFile !== name || capture.job !== JOB_NAMES[plan.job] ||
+      capture.row !== row.index || capture.pdfFile !== name || capture.job !== JOB_COMMANDS[plan.job] ||
       values[0] !== row.value || values[1] !== row.invoice
     ) {
       problems.push(`PDF ${name}: its capture record names row ${capture.row} (${values.join(", ")})`);
@@ -264,9 +265,6 @@ function checkReport({ plan, state, record }: RunEvidence, ends: LoggedEnd[], st
   return problems;
 }
 
-/** The job a capture record names, by the soak's letter. */
-const JOB_NAMES = { A: "shipment-tracking", B: "port-tracking" } as const;
-
 /** A row's PDF name, as the job writes it. */
 export function pdfName(row: DrawnRow): string {
   return pdfFileName(row.index, row.invoice, row.value);
@@ -276,7 +274,7 @@ export function pdfName(row: DrawnRow): string {
 function ownTexts(plan: SoakPlan, row: DrawnRow): string[] {
   const { printed } = row.behaviour;
   if (typeof printed === "function") return printed(row.value);
-  if (plan.job === "B") return [row.value];
+  if (plan.job === "port") return [row.value];
   const shipment = `Shipment ${row.value}`;
   return row.behaviour.detail ? [shipment, detailMarker(row.value, detailIdFor(row.value))] : [shipment];
 }

@@ -5,14 +5,8 @@
  * @module
  */
 import type { JobServerMode, KillCase } from "../fixtures/sandbox.ts";
-import {
-  type Behaviour,
-  behavioursOf,
-  FAIL_ON_TEXT,
-  KILL_BEHAVIOURS,
-  NORMAL,
-  type SoakJob,
-} from "./behaviours.ts";
+import type { JobKind } from "../lib/config/option_types.ts";
+import { type Behaviour, behavioursOf, FAIL_ON_TEXT, KILL_BEHAVIOURS, NORMAL } from "./behaviours.ts";
 import { Prng } from "./prng.ts";
 
 /** One drawn row. */
@@ -49,7 +43,7 @@ export interface DrawnOptions {
 /** One soak run, as drawn. */
 export interface SoakPlan {
   seed: number;
-  job: SoakJob;
+  job: JobKind;
   rows: DrawnRow[];
   options: DrawnOptions;
   /** `--pool`: the run goes through the soak's pool of two, and may lose a member. */
@@ -88,9 +82,9 @@ const JOB_SERVER_MODES: readonly (readonly [JobServerMode, number])[] = [
 ];
 
 /** Draws the run of `job` for `seed`. */
-export function drawRun(seed: number, job: SoakJob, limits: DrawLimits): SoakPlan {
+export function drawRun(seed: number, job: JobKind, limits: DrawLimits): SoakPlan {
   // Each job draws from its own stream, so adding a behaviour to one job leaves the other's draws alone.
-  const random = new Prng(seed * 2 + (job === "A" ? 0 : 1));
+  const random = new Prng(seed * 2 + (job === "shipment" ? 0 : 1));
   const choices = behavioursOf(job).map((behaviour) => [behaviour, behaviour.weight] as const);
   const behaviours = Array.from({ length: limits.rows }, () => random.weighted(choices));
   const kills: KillCase[] = [];
@@ -163,8 +157,8 @@ function placeMemberLoss(random: Prng, behaviours: Behaviour[], concurrency: num
  * A row's value: job, seed and row make it unique in a soak (the sandbox counts a flaky value's requests for
  * as long as it runs), the marker picks the behaviour. No marker of the sandbox is part of the prefix.
  */
-function rowValue(job: SoakJob, seed: number, index: number, behaviour: Behaviour): string {
-  const prefix = `${job === "A" ? "FCR" : "CNTU"}${seed}X${index}`;
+function rowValue(job: JobKind, seed: number, index: number, behaviour: Behaviour): string {
+  const prefix = `${job === "shipment" ? "FCR" : "CNTU"}${seed}X${index}`;
   return behaviour.marker === "" ? prefix : `${prefix}-${behaviour.marker}`;
 }
 

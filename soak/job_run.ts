@@ -24,7 +24,8 @@ import {
   killOurs,
 } from "../tests/helpers/processes.ts";
 import { MarkedProcesses, processMemory } from "../bench/harness/proc_stats.ts";
-import { FAIL_ON_TEXT, type SoakJob } from "./behaviours.ts";
+import type { JobKind } from "../lib/config/option_types.ts";
+import { FAIL_ON_TEXT } from "./behaviours.ts";
 import type { SoakPlan } from "./draw.ts";
 import { loggedEnds } from "./log_lines.ts";
 import { MEMBER_LOSS, MemberLoss } from "./member_loss.ts";
@@ -91,7 +92,7 @@ const SAMPLE_MS = 500;
 /** The job's command-line arguments for this run. */
 export function jobArgs(input: JobRunInput, csv: string): string[] {
   const { sandbox, plan, folder, jobId } = input;
-  const site = plan.job === "A"
+  const site = plan.job === "shipment"
     ? [
       `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
       `--reporting-url=${sandbox.reportingUrl}`,
@@ -129,7 +130,7 @@ export function jobArgs(input: JobRunInput, csv: string): string[] {
 
 /** The input CSV of a plan. */
 export function planCsv(plan: SoakPlan): string {
-  const header = plan.job === "A" ? "FCR Number,INVOICE_NO" : "container_number,invoice_no";
+  const header = plan.job === "shipment" ? "FCR Number,INVOICE_NO" : "container_number,invoice_no";
   return [header, ...plan.rows.map((row) => `${row.value},${row.invoice}`)].join("\n") + "\n";
 }
 
@@ -154,7 +155,7 @@ async function runWatched(input: JobRunInput, loss: MemberLoss | undefined): Pro
   const pagesBefore = pages.length;
   const started = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
-    args: jobCommandArgs(plan.job === "A" ? "shipment" : "port", jobArgs(input, csv)),
+    args: jobCommandArgs(plan.job, jobArgs(input, csv)),
     cwd: ROOT,
     env: { NO_COLOR: "1", TMPDIR: folder.tmp },
     stdin: "null",
@@ -235,16 +236,16 @@ async function runWatched(input: JobRunInput, loss: MemberLoss | undefined): Pro
 }
 
 /** The requests of the sandbox server that serves the job's row pages. */
-function pageRequests(sandbox: Sandbox, job: SoakJob): RecordedRequest[] {
-  return job === "A" ? sandbox.requests.portal : sandbox.requests.port;
+function pageRequests(sandbox: Sandbox, job: JobKind): RecordedRequest[] {
+  return job === "shipment" ? sandbox.requests.portal : sandbox.requests.port;
 }
 
 /**
  * The value of the row a request asks the page of: Job A's shipment page (GET /<fcr>), Job B's search (the
  * POST the flaky answers count). Undefined for every other request.
  */
-export function rowValueOf(request: RecordedRequest, job: SoakJob): string | undefined {
-  if (job === "B") {
+export function rowValueOf(request: RecordedRequest, job: JobKind): string | undefined {
+  if (job === "port") {
     return request.method === "POST" ? request.form?.containerLocation : undefined;
   }
   if (request.method !== "GET" || request.path === "/" || request.path.startsWith("/__")) return undefined;
@@ -256,7 +257,7 @@ export function rowValueOf(request: RecordedRequest, job: SoakJob): string | und
 }
 
 /** Counts the row-page requests among `requests`, by row value. */
-export function rowRequestCounts(sandbox: Sandbox, job: SoakJob): Map<string, number> {
+export function rowRequestCounts(sandbox: Sandbox, job: JobKind): Map<string, number> {
   const counts = new Map<string, number>();
   for (const request of pageRequests(sandbox, job)) {
     const value = rowValueOf(request, job);

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { RowStatus } from "../lib/run/row_result.ts";
+import type { RowStatus } from "../lib/run/rows/row_result.ts";
 
 /** How a row ended, as its last log line says. */
 export interface LoggedEnd {

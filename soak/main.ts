@@ -6,7 +6,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import type { SoakJob } from "./behaviours.ts";
+import type { JobKind } from "../lib/config/option_types.ts";
+import { JOB_LETTERS } from "./behaviours.ts";
 import { runLine, totalsText } from "./report.ts";
 import { runSoak, type SoakOptions } from "./soak.ts";
 
@@ -29,9 +30,12 @@ every outcome against the soak's model. Each run draws its rows' behaviours and 
 
 Exit code 0 when no run had a discrepancy, 1 otherwise (and for bad arguments). See soak/README.md.`;
 
+/** The jobs, in the order the soak runs them: Job A, then Job B. */
+const KINDS: readonly JobKind[] = ["shipment", "port"];
+
 /** The soak's command line, parsed. */
 export interface SoakCommand {
-  jobs: SoakJob[];
+  jobs: JobKind[];
   rows: number;
   seeds: Iterable<number>;
   concurrency?: number;
@@ -78,11 +82,12 @@ export function parseSoakArgs(args: readonly string[]): SoakCommand {
     }
     return n;
   };
-  const job = values.get("job")?.toUpperCase();
-  if (job !== undefined && job !== "A" && job !== "B") throw new Error("--job must be A or B");
+  const letter = values.get("job")?.toUpperCase();
+  const job = KINDS.find((kind) => JOB_LETTERS[kind] === letter);
+  if (letter !== undefined && job === undefined) throw new Error("--job must be A or B");
   if (values.has("seed") && values.has("seeds")) throw new Error("give --seed or --seeds, not both");
   const command: SoakCommand = {
-    jobs: job === undefined ? ["A", "B"] : [job],
+    jobs: job === undefined ? [...KINDS] : [job],
     rows: count("rows", 1) ?? 40,
     seeds: seedsOf(values.get("seeds"), count("seed", 0), values.has("minutes")),
     pool,

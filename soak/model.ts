@@ -6,7 +6,7 @@
  * @module
  */
 import type { JobServerMode } from "../fixtures/sandbox.ts";
-import type { RowStatus } from "../lib/run/row_result.ts";
+import type { RowStatus } from "../lib/run/rows/row_result.ts";
 import type { TryBudget } from "./behaviours.ts";
 import type { DrawnRow, SoakPlan } from "./draw.ts";
 
@@ -112,7 +112,7 @@ export function predictRun(plan: SoakPlan, facts: RunFacts, model: RowModel = ro
  * completion only once the log is stored (a failing or hanging server stores nothing).
  */
 function serverCalls(job: SoakPlan["job"], mode: JobServerMode): ServerPrediction["calls"] {
-  if (job === "B") return ["upload results", "upload log", "complete"];
+  if (job === "port") return ["upload results", "upload log", "complete"];
   return mode === "ok" ? ["upload log", "complete"] : ["upload log"];
 }
 

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { JOB_LETTERS } from "./behaviours.ts";
 import { drawSummary } from "./draw.ts";
 import type { SoakRunResult } from "./soak.ts";
 
@@ -14,13 +15,16 @@ const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 /** One run's line; a failing run's replay command follows on the next line. */
 export function runLine(result: SoakRunResult): string {
   const { plan, discrepancies } = result;
-  const head = `seed ${plan.seed} job ${plan.job}: ${drawSummary(plan)} (${result.seconds.toFixed(1)} s)`;
+  const head = `seed ${plan.seed} job ${JOB_LETTERS[plan.job]}: ${drawSummary(plan)} (${
+    result.seconds.toFixed(1)
+  } s)`;
   const missed = result.killsMissed.length === 0
     ? ""
     : ` [kill not delivered: ${result.killsMissed.join("; ")}]`;
   if (discrepancies.length === 0) return `PASS ${head}${missed}`;
   const more = discrepancies.length > SHOWN ? `; … ${discrepancies.length - SHOWN} more` : "";
-  const replay = `deno task soak --job ${plan.job} --rows ${plan.rows.length} --seed ${plan.seed} ` +
+  const replay =
+    `deno task soak --job ${JOB_LETTERS[plan.job]} --rows ${plan.rows.length} --seed ${plan.seed} ` +
     `--concurrency ${plan.options.concurrency}${plan.pool ? " --pool" : ""}`;
   const files = result.folder ? `   (files: ${result.folder})` : "";
   return `FAIL ${head}${missed}\n  ${

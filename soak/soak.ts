@@ -9,7 +9,8 @@
 import { join } from "node:path";
 import { type Sandbox, startSandbox, writeLocalSecretFiles } from "../fixtures/sandbox.ts";
 import { stopFileName } from "../lib/file_names.ts";
-import type { SoakJob } from "./behaviours.ts";
+import type { JobKind } from "../lib/config/option_types.ts";
+import { JOB_LETTERS } from "./behaviours.ts";
 import { checkRun, jobRssGrowth, pdfName as pdfNameOf } from "./checks.ts";
 import { drawRun, type SoakPlan } from "./draw.ts";
 import {
@@ -26,7 +27,7 @@ import { collectRunState } from "./run_state.ts";
 
 /** What to soak. */
 export interface SoakOptions {
-  jobs: readonly SoakJob[];
+  jobs: readonly JobKind[];
   /** Seeds in order; with `minutes`, the soak stops taking more once the time is up. */
   seeds: Iterable<number>;
   rows: number;
@@ -111,7 +112,7 @@ async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne):
   };
   await Deno.mkdir(folder.out);
   await Deno.mkdir(folder.tmp);
-  const jobId = `soak-${plan.job}${plan.seed}`;
+  const jobId = `soak-${JOB_LETTERS[plan.job]}${plan.seed}`;
   sandbox.jobServer.mode = plan.options.jobServer;
   const started = performance.now();
   const discrepancies: string[] = [];

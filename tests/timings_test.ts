@@ -23,7 +23,7 @@ Deno.test("timings: constants", async (t) => {
       afterFrameSource: 4_000,
       noDetailId: 2_000,
       afterRootReturn: 1_000,
-      beforePrint: 1_000,
+      afterPageLoad: 1_000,
       betweenRows: 2_000,
     });
     assert.deepEqual(DEFAULT_LIMITS_S, { http: 30, wait: 20, consent: 3 });

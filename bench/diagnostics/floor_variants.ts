@@ -10,7 +10,8 @@
  */
 import { parseArgs } from "node:util";
 import { startSandbox } from "../../fixtures/sandbox.ts";
-import { benchRows, type JobName } from "../harness/inputs.ts";
+import { benchRows } from "../harness/inputs.ts";
+import type { JobKind } from "../../lib/config/option_types.ts";
 import { formatSpread, table } from "../harness/markdown.ts";
 import { measureRun } from "../harness/measure_run.ts";
 import type { RunMetrics } from "../harness/run_metrics.ts";
@@ -24,7 +25,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
   },
 });
-const job = values.job as JobName;
+const job = values.job as JobKind;
 const variants: Record<string, string[]> = {
   "floor": [],
   "floor + own tab": ["--new-tab"],

@@ -1,5 +1,5 @@
 /**
- * What share of a row the web-font wait before the print costs (issue 21 item 6: at most 2 %). Runs Job A's
+ * What share of a row the web-font wait before the print costs (the target: at most 2 %). Runs Job A's
  * or Job B's row with the project's own `Browser` and `Tab` against the sandbox, as the job does at
  * `--pause-scale=0` under `--wait-until=pauses`, and times each step; the font wait is `Tab.fontsReady`,
  * the call the job makes just before printing. Job A's wait covers the page and its out-of-process frame.

@@ -19,6 +19,7 @@
 import { parseArgs } from "node:util";
 import { chromiumFlags } from "../../lib/browser/chromium/flags.ts";
 import { findChromium } from "../../lib/browser/chromium/path.ts";
+import type { JobKind } from "../../lib/config/option_types.ts";
 import { pdfFileName } from "../../lib/file_names.ts";
 import { portPrintParams } from "../../lib/port/print_params.ts";
 import { shipmentPrintParams } from "../../lib/shipment/print_params.ts";
@@ -33,7 +34,7 @@ export type RowPhases = Record<string, number>;
 /** The floor's own account of its run (times from `performance.now()`, i.e. since the process started). */
 export interface FloorReport {
   floor: true;
-  job: "port" | "shipment";
+  job: JobKind;
   rows: number;
   /** Process start → the floor's code starts (Deno start-up and module loading). */
   modulesLoadedAtMs: number;

@@ -7,7 +7,8 @@
  * @module
  */
 import type { Sandbox } from "../../fixtures/sandbox.ts";
-import { benchRows, type JobName } from "./inputs.ts";
+import { benchRows } from "./inputs.ts";
+import type { JobKind } from "../../lib/config/option_types.ts";
 import { measureRun, type RunOutcome } from "./measure_run.ts";
 import type { Runner } from "./run_plans.ts";
 
@@ -31,7 +32,7 @@ export interface RoundRun extends RunOutcome {
 }
 
 /** Which of the six runs of a round. */
-export type Variant = `${JobName}:${Runner}` | `${JobName}:floor-tagged`;
+export type Variant = `${JobKind}:${Runner}` | `${JobKind}:floor-tagged`;
 
 const ORDER: readonly Variant[] = [
   "port:project",
@@ -47,7 +48,7 @@ export async function runRounds(sandbox: Sandbox, options: RoundsOptions): Promi
   const runs: RoundRun[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     for (const variant of ORDER) {
-      const [job, who] = variant.split(":") as [JobName, string];
+      const [job, who] = variant.split(":") as [JobKind, string];
       const tagged = who === "floor-tagged";
       const rows = benchRows(job, tagged ? options.taggedRows : options.rows);
       const dir = `${options.workDir}/${round}${job[0]}${

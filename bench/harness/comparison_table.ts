@@ -5,14 +5,14 @@
  *
  * @module
  */
-import type { JobName } from "./inputs.ts";
+import type { JobKind } from "../../lib/config/option_types.ts";
 import type { RoundRun, Variant } from "./comparison_rounds.ts";
 import type { RunMetrics } from "./run_metrics.ts";
 import { median, type Spread, spread } from "./stats.ts";
 import { formatSpread, table } from "./markdown.ts";
 
 /** Job titles as the README names them. */
-export const JOB_TITLES: Record<JobName, string> = {
+export const JOB_TITLES: Record<JobKind, string> = {
   port: "Job B (port container location)",
   shipment: "Job A (shipment tracking)",
 };
@@ -24,7 +24,7 @@ const MAX_FIRST_PDF_EXTRA_MS = 100;
 type Pick = (m: RunMetrics) => number;
 
 /** Everything about one job's rounds: the comparison table, the breakdown, and whether targets hold. */
-export function jobSection(runs: readonly RoundRun[], job: JobName, rows: number): string {
+export function jobSection(runs: readonly RoundRun[], job: JobKind, rows: number): string {
   const project = metricsOf(runs, `${job}:project`);
   const floor = metricsOf(runs, `${job}:floor`);
   const rounds = new Set(runs.map((r) => r.round)).size;
@@ -75,7 +75,7 @@ export function jobSection(runs: readonly RoundRun[], job: JobName, rows: number
 }
 
 /** Where a row's time goes: the floor's phases and the project's log, medians over every row of every round. */
-export function breakdownSection(runs: readonly RoundRun[], job: JobName): string {
+export function breakdownSection(runs: readonly RoundRun[], job: JobKind): string {
   const floorRows = runs.filter((r) => r.variant === `${job}:floor` && r.metrics).flatMap((r) =>
     r.floorReport?.perRow ?? []
   );
@@ -156,7 +156,7 @@ function metricsOf(runs: readonly RoundRun[], variant: Variant): RunMetrics[] {
 /** `combine(project, floor)` for every round where both runs of `job` are valid. */
 function pairedSpread(
   runs: readonly RoundRun[],
-  job: JobName,
+  job: JobKind,
   combine: (project: RunMetrics, floor: RunMetrics) => number,
 ): Spread {
   const values: number[] = [];

@@ -6,7 +6,8 @@
  * @module
  */
 import type { Sandbox } from "../../fixtures/sandbox.ts";
-import { benchRows, type JobName } from "./inputs.ts";
+import { benchRows } from "./inputs.ts";
+import type { JobKind } from "../../lib/config/option_types.ts";
 import { mb, table } from "./markdown.ts";
 import { measureRun, type RunOutcome } from "./measure_run.ts";
 
@@ -18,7 +19,7 @@ export const CONCURRENCY_PAUSE_SCALE = 0.5;
 
 /** One job's runs, by tab count. */
 export interface ConcurrencyResult {
-  job: JobName;
+  job: JobKind;
   rows: number;
   /** Where the browser ran, for the table's title. */
   target: string;
@@ -28,7 +29,7 @@ export interface ConcurrencyResult {
 /** Runs `job` at every level, one after another, in `dir` (a short path, see `prepareRun`). */
 export async function runConcurrency(
   sandbox: Sandbox,
-  job: JobName,
+  job: JobKind,
   options: {
     rows: number;
     dir: string;

@@ -18,7 +18,7 @@ import { median } from "./stats.ts";
 /** Rows of the fidelity run. */
 export const FIDELITY_ROWS = 5;
 /** Sum of the spec's Job B pauses over those rows. */
-export const FIDELITY_PAUSES_MS = FIDELITY_ROWS * SPEC_PAUSES_MS.beforePrint +
+export const FIDELITY_PAUSES_MS = FIDELITY_ROWS * SPEC_PAUSES_MS.afterPageLoad +
   (FIDELITY_ROWS - 1) * SPEC_PAUSES_MS.betweenRows;
 const MAX_DIFFERENCE = 0.05;
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { JobKind } from "../../lib/config/option_types.ts";
 
 /** Marker words that switch the sandbox into an error, slow or alternative path. */
 export const SANDBOX_TRIGGERS: readonly string[] = [
@@ -31,11 +32,8 @@ export interface BenchRow {
   invoice: string;
 }
 
-/** The job a row list is for. */
-export type JobName = "port" | "shipment";
-
 /** `count` rows of a job; the values are unique and deterministic. */
-export function benchRows(job: JobName, count: number): BenchRow[] {
+export function benchRows(job: JobKind, count: number): BenchRow[] {
   return Array.from({ length: count }, (_, i) => {
     const n = String(i + 1).padStart(7, "0");
     const value = job === "port" ? `BNCU${n}` : `FCRB${n}`;
@@ -47,7 +45,7 @@ export function benchRows(job: JobName, count: number): BenchRow[] {
 }
 
 /** The CSV text the job reads: Job B `container_number,invoice_no`, Job A `FCR Number,INVOICE_NO`. */
-export function benchCsv(job: JobName, rows: readonly BenchRow[]): string {
+export function benchCsv(job: JobKind, rows: readonly BenchRow[]): string {
   const header = job === "port" ? "container_number,invoice_no" : "FCR Number,INVOICE_NO";
   return [header, ...rows.map((row) => `${row.value},${row.invoice}`)].join("\n") + "\n";
 }

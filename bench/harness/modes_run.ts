@@ -8,7 +8,8 @@
 import type { Sandbox } from "../../fixtures/sandbox.ts";
 import { pdfFileName } from "../../lib/file_names.ts";
 import { WAIT_UNTIL_MODES, type WaitUntil } from "../../lib/timings.ts";
-import { benchRows, type JobName } from "./inputs.ts";
+import { benchRows } from "./inputs.ts";
+import type { JobKind } from "../../lib/config/option_types.ts";
 import { mb, table } from "./markdown.ts";
 import { measureRun, type RunOutcome } from "./measure_run.ts";
 import { pdfWords } from "./validate.ts";
@@ -20,7 +21,7 @@ const MODE_LEVELS = [1, 4] as const;
  * The targets for `ready` over `pauses` in rows per hour at `--concurrency 1`: Job A, one readiness wait a row,
  * 9.5×; Job B, which keeps its 2 s between rows, 1.2×.
  */
-const MODE_TARGETS: Record<JobName, number> = { shipment: 9.5, port: 1.2 };
+const MODE_TARGETS: Record<JobKind, number> = { shipment: 9.5, port: 1.2 };
 
 /** One run of the comparison. */
 export interface ModeRun {
@@ -33,7 +34,7 @@ export interface ModeRun {
 
 /** One job's runs. */
 export interface ModesResult {
-  job: JobName;
+  job: JobKind;
   rows: number;
   runs: ModeRun[];
 }
@@ -41,7 +42,7 @@ export interface ModesResult {
 /** Runs `job` in each mode at each level, one run after another, in `dir` (a short path, see `prepareRun`). */
 export async function runModes(
   sandbox: Sandbox,
-  job: JobName,
+  job: JobKind,
   options: { rows: number; dir: string; progress(line: string): void },
 ): Promise<ModesResult> {
   const rows = benchRows(job, options.rows);

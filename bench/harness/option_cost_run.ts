@@ -7,7 +7,8 @@
  * @module
  */
 import type { Sandbox } from "../../fixtures/sandbox.ts";
-import { benchRows, type JobName } from "./inputs.ts";
+import { benchRows } from "./inputs.ts";
+import type { JobKind } from "../../lib/config/option_types.ts";
 import { table } from "./markdown.ts";
 import { measureRun, type RunOutcome } from "./measure_run.ts";
 import { SPAN_ROWS } from "./run_metrics.ts";
@@ -43,7 +44,7 @@ const UPDATE_ACCOUNT = /Provenance appended to \d+ PDF\(s\), (\d+(?:\.\d+)?) ms 
 export interface OptionCostResult {
   /** The option measured, as its flag: `--verify`. */
   option: string;
-  job: JobName;
+  job: JobKind;
   rows: number;
   pauseScale: number;
   rounds: CostRound[];
@@ -52,7 +53,7 @@ export interface OptionCostResult {
 /** Runs `job`'s rounds without and with `option` (a key of {@linkcode COSTED_OPTIONS}) in `dir` (a short path, see `prepareRun`). */
 export async function runOptionCost(
   sandbox: Sandbox,
-  job: JobName,
+  job: JobKind,
   option: string,
   options: { rows: number; rounds: number; pauseScale: number; dir: string; progress(line: string): void },
 ): Promise<OptionCostResult> {

@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 import denoConfig from "../../deno.json" with { type: "json" };
 import type { Sandbox } from "../../fixtures/sandbox.ts";
 import { JOB_RUNTIME_FLAGS } from "../../scripts/compile.ts";
-import { benchCsv, type BenchRow, type JobName } from "./inputs.ts";
+import { benchCsv, type BenchRow } from "./inputs.ts";
+import type { JobKind } from "../../lib/config/option_types.ts";
 import type { ProcessSpec } from "./measured_process.ts";
 
 /** The floor's script: it runs as a process of its own, spawned by path. */
@@ -22,7 +23,7 @@ export type Runner = "project" | "floor";
 
 /** One run to measure. */
 export interface RunPlan {
-  job: JobName;
+  job: JobKind;
   runner: Runner;
   rows: readonly BenchRow[];
   /** `--pause-scale` (the floor pauses only in Job B, as plain timers). */
@@ -86,7 +87,7 @@ export async function prepareRun(
 }
 
 /** `deno` arguments of a job's task, e.g. `run --quiet -P=job --no-prompt … jobs/port_tracking.ts`. */
-export function taskArgs(job: JobName): string[] {
+export function taskArgs(job: JobKind): string[] {
   const task = denoConfig.tasks[job === "port" ? "port-tracking" : "shipment-tracking"];
   const [deno, run, ...rest] = task.split(/\s+/);
   if (deno !== "deno" || run !== "run") throw new Error(`unexpected task command: ${task}`);
@@ -121,7 +122,7 @@ function floorArgs(plan: RunPlan, sandbox: Sandbox, input: string, outDir: strin
 }
 
 /** The sandbox's sites of a job, as flags the project's jobs and the floor both take. */
-function siteArgs(job: JobName, sandbox: Sandbox): string[] {
+function siteArgs(job: JobKind, sandbox: Sandbox): string[] {
   return job === "port" ? [`--port-url=${sandbox.portUrl}`] : [
     `--tracking-portal-url=${sandbox.trackingPortalUrl}`,
     `--reporting-url=${sandbox.reportingUrl}`,

@@ -7,7 +7,8 @@
  */
 import { detailIdFor, detailMarker } from "../../fixtures/sandbox.ts";
 import { pdfFileName } from "../../lib/file_names.ts";
-import type { BenchRow, JobName } from "./inputs.ts";
+import type { BenchRow } from "./inputs.ts";
+import type { JobKind } from "../../lib/config/option_types.ts";
 
 /** What the check found. */
 export interface Validation {
@@ -25,7 +26,7 @@ const MAX_PROBLEMS = 5;
 
 /** Validates the output folder of a run of `job` over `rows`. */
 export async function validateRun(
-  job: JobName,
+  job: JobKind,
   rows: readonly BenchRow[],
   outDir: string,
 ): Promise<Validation> {
@@ -68,7 +69,7 @@ export async function pdfWords(path: string): Promise<string> {
   return new TextDecoder().decode(stdout).replace(/\s+/g, " ").trim();
 }
 
-async function checkText(job: JobName, row: BenchRow, path: string): Promise<string | undefined> {
+async function checkText(job: JobKind, row: BenchRow, path: string): Promise<string | undefined> {
   let text: string;
   try {
     text = await pdfWords(path);

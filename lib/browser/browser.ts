@@ -47,6 +47,14 @@ export interface BrowserOptions {
   poolQueue?: PoolQueue;
 }
 
+/** A browser's product and version, and its own User-Agent (`Browser.getVersion`). */
+export interface BrowserVersion {
+  /** "Chrome/156.0.…". */
+  product: string;
+  /** The browser's own User-Agent, whatever the pages were given. */
+  userAgent: string;
+}
+
 /**
  * Grace period for Chromium to exit after `Browser.close` before it is killed
  * (docs/chromium_notes.md#a-frozen-browser-never-answers-its-close).
@@ -62,6 +70,7 @@ export class Browser implements AsyncDisposable {
   /** A tab being opened in place of one that died: the lockdown waits for it before closing a new page. */
   #replacing: Promise<unknown> = Promise.resolve();
   #closed: Promise<void> | undefined;
+  #version: Promise<BrowserVersion> | undefined;
 
   private constructor(
     process: ChromiumProcess | undefined,
@@ -182,6 +191,22 @@ export class Browser implements AsyncDisposable {
   /** Why the browser can no longer be used, or undefined while it works. */
   get goneReason(): string | undefined {
     return this.#connection.goneReason;
+  }
+
+  /**
+   * The browser's product and version and its own User-Agent: asked once, since the answer does not change
+   * while it runs (a failed ask is asked again next time).
+   */
+  version(): Promise<BrowserVersion> {
+    if (this.#version === undefined) {
+      const asked = this.#connection.send("Browser.getVersion", {}, SMALL_CALL_MS)
+        .then(({ product, userAgent }) => ({ product, userAgent }));
+      this.#version = asked;
+      asked.catch(() => {
+        if (this.#version === asked) this.#version = undefined;
+      });
+    }
+    return this.#version;
   }
 
   /** Process id of a browser this job started (undefined when attached). */

@@ -5,9 +5,32 @@
  * @module
  */
 import { partialFileName } from "../file_names.ts";
-import type { PrintParams, Tab } from "./tab/tab.ts";
+import type { Tab } from "./tab/tab.ts";
 
-export type { PrintParams };
+/**
+ * The `Page.printToPDF` parameters the jobs set (sizes and margins in inches): the paper, the background and
+ * the tagging always, so that no job prints with the browser's defaults by accident.
+ */
+export interface PrintParams {
+  /** Paper width. */
+  paperWidth: number;
+  /** Paper height. */
+  paperHeight: number;
+  /** Print background colours and images. */
+  printBackground: boolean;
+  /** Tagged (accessible) PDF: several times larger, slower (docs/chromium_notes.md#tagged-pdfs-by-default). */
+  generateTaggedPDF: boolean;
+  /** Let the page's CSS `@page` size win over the paper size. */
+  preferCSSPageSize?: boolean;
+  /** Top margin. */
+  marginTop?: number;
+  /** Bottom margin. */
+  marginBottom?: number;
+  /** Left margin. */
+  marginLeft?: number;
+  /** Right margin. */
+  marginRight?: number;
+}
 
 /** A4 in inches, as `Page.printToPDF` takes it. */
 export const A4_PAPER = { paperWidth: 8.27, paperHeight: 11.69 } as const;

@@ -72,17 +72,17 @@ export class BrowserSupervisor implements AsyncDisposable {
 
   /**
    * Runs `work` in a tab of a working browser that no other row uses meanwhile (a browser has a tab for each
-   * row in progress, `BrowserOptions.tabs`); then tells `use` what the tab refused. When `work` fails, the
+   * row in progress, `BrowserOptions.tabs`), given with its browser; then tells `use` what the tab refused. When `work` fails, the
    * tab is proven healthy or replaced before another row gets it, and the browser is replaced when it is gone
    * (once for all the rows that were using it); the other tabs' rows go on. A failure that was the first sign
    * of the tab's crash is rethrown as the crash ({@linkcode TabGoneError}, the failure as its cause;
    * docs/chromium_notes.md#a-renderer-crash-is-told-after-the-failed-call).
    */
-  async withTab<T>(use: TabUse, work: (tab: Tab) => Promise<T>): Promise<T> {
+  async withTab<T>(use: TabUse, work: (tab: Tab, browser: Browser) => Promise<T>): Promise<T> {
     const { generation, index } = await this.#lend(use);
     const tab = generation.browser.tabs[index]!;
     try {
-      return await work(tab);
+      return await work(tab, generation.browser);
     } catch (error) {
       throw await this.#afterFailure(generation, index, error);
     } finally {

@@ -25,10 +25,10 @@ import type { JobKind, OptionSpec } from "./option_types.ts";
 export type { BooleanOption, JobKind, OptionSpec, RepeatableOption, StringOption } from "./option_types.ts";
 
 /** Each job's command name, as the usage line, `--version`, the task and the executable give it. */
-export const JOB_COMMANDS: Readonly<Record<JobKind, string>> = {
+export const JOB_COMMANDS = {
   shipment: "shipment-tracking",
   port: "port-tracking",
-};
+} as const satisfies Readonly<Record<JobKind, string>>;
 
 /**
  * The most rows in progress at once: a 2-core host gains nothing beyond 4 to 8 (see bench/RESULTS.md),

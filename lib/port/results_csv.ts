@@ -5,7 +5,7 @@
  */
 
 import { stringify } from "csv-stringify/sync";
-import type { PortResult } from "../run/row_result.ts";
+import type { PortResult } from "../run/rows/row_result.ts";
 
 /** Header row of the results CSV, in column order. */
 export const RESULTS_CSV_COLUMNS = [

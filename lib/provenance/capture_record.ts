@@ -14,8 +14,8 @@ export const PROVENANCE_SCHEMA = "capture-jobs/provenance@1";
 /** The attached file's name. */
 export const CAPTURE_JSON = "capture.json";
 
-/** The job that captured a PDF. */
-export type CaptureJob = "shipment-tracking" | "port-tracking";
+/** The job that captured a PDF, as its record names it (its command name). */
+export type RecordedJob = "shipment-tracking" | "port-tracking";
 
 /** A document the PDF printed: the URL after redirects, its HTTP status, the server's `Date` when it sent one. */
 export interface PageRecord {
@@ -49,7 +49,7 @@ export interface PrintedRecord {
 /** `capture.json`: where and when one PDF was captured. */
 export interface CaptureRecord {
   schema: typeof PROVENANCE_SCHEMA;
-  job: CaptureJob;
+  job: RecordedJob;
   jobId: string;
   /** The user id, when the run was given one. */
   userId?: string;

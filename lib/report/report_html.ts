@@ -6,6 +6,7 @@
  * @module
  */
 import { relative, sep } from "node:path";
+import { EXIT_OK, EXIT_ROW_ERRORS, EXIT_STOPPED } from "../exit_codes.ts";
 import { escapeHtml } from "./html_text.ts";
 import { type ReportData, type ReportRow, reportTotals } from "./run_report.ts";
 import { COLOURS, shortDuration, timelineSvg, type TryKind, tryKind } from "./timeline_svg.ts";
@@ -93,11 +94,13 @@ function stateLine(data: ReportData): string {
   if (code === undefined) {
     return `<p class="state running">Running: this page is rewritten about every ${REFRESH_S} s while the run goes on, and once more at its end.</p>`;
   }
-  if (code === 130) {
-    return `<p class="state stopped">Stopped (exit 130): the run was asked to stop; ${notEnded} row(s) were not captured.</p>`;
+  if (code === EXIT_STOPPED) {
+    return `<p class="state stopped">Stopped (exit ${EXIT_STOPPED}): the run was asked to stop; ${notEnded} row(s) were not captured.</p>`;
   }
-  if (code === 0) return `<p class="state finished">Finished (exit 0).</p>`;
-  if (code === 3) return `<p class="state failed">Finished with failed rows (exit 3).</p>`;
+  if (code === EXIT_OK) return `<p class="state finished">Finished (exit ${EXIT_OK}).</p>`;
+  if (code === EXIT_ROW_ERRORS) {
+    return `<p class="state failed">Finished with failed rows (exit ${EXIT_ROW_ERRORS}).</p>`;
+  }
   return `<p class="state failed">Ended with exit code ${code}.</p>`;
 }
 
@@ -107,8 +110,8 @@ function totalsList(data: ReportData): string {
   const totals = reportTotals(data);
   const exit = data.exitCode === undefined
     ? "running"
-    : data.exitCode === 130
-    ? "130 (stopped)"
+    : data.exitCode === EXIT_STOPPED
+    ? `${EXIT_STOPPED} (stopped)`
     : data.exitCode;
   const items: [string, string | number][] = [
     ["Rows", totals.rows],

@@ -1,50 +1,31 @@
 /**
  * The run both jobs share, around each job's own work on a row: the browser started (and its failure or a
  * stop told), the rows read, each row in a tab of its own with its waits under `--wait-until`, the rows in
- * file order (`--concurrency`, `--resume`, `--retries`, the stop file), the job server told at the end, and the
- * exit code. A job brings what is its own (its rows, names, the work in a tab, its completion sequence), so
- * that its file reads as its spec procedure.
+ * file order (`--concurrency`, `--resume`, `--retries`, the stop file), the job server told at the end, and
+ * the exit code. A job brings what is its own (its rows, names, the work in a tab, its completion sequence),
+ * so that its file reads as its spec procedure; what the options add to every row plugs in here, at one
+ * place, as observers (`rows/row_observer.ts`): the run's own (`--report`, `--provenance`) and those the job
+ * hands over (`--verify`, `--fail-on-text`).
  *
  * @module
  */
 import { join } from "node:path";
 import type { Tab } from "../browser/tab/tab.ts";
-import type { CommonConfig } from "../config/job_config.ts";
+import type { CommonConfig, JobKind } from "../config/job_config.ts";
+import { EXIT_FAILURE, EXIT_STOPPED } from "../exit_codes.ts";
 import { stopFileName } from "../file_names.ts";
 import type { JobServerClient } from "../job_server/client.ts";
 import { jobServerClientFor, type JobService } from "../job_server/services.ts";
-import { batchOptions, finishedExitCode } from "./batch_options.ts";
-import type { CaptureJob as RecordedJob } from "../provenance/capture_record.ts";
-import type { JobLogger } from "./job_log.ts";
-import { EXIT_STOPPED, type JobContext } from "./job_runner.ts";
-import { type RowLoopResult, type RowOutcome, runRows, type SavedPdf } from "./row_loop.ts";
-import { type ProvenanceRow, type RowProvenance, RunProvenance } from "./row_provenance.ts";
-import { type RowWaits, rowWaits } from "./row_waits.ts";
+import { runObservers } from "./observers/run_observers.ts";
+import { captureInTab, type RowContext } from "./row_capture.ts";
+import { batchOptions, finishedExitCode } from "./rows/batch_options.ts";
+import { type RowLoopResult, type RowOutcome, runRows, type SavedPdf } from "./rows/row_loop.ts";
+import type { RowFacts, RowObserver } from "./rows/row_observer.ts";
 import { jobBrowsers, rowTabUse, startRunBrowser } from "./run_browser.ts";
-import { NO_THUMBNAIL, RunReporting, type TakeThumbnail } from "./run_reporting.ts";
+import type { JobLogger } from "./shell/job_log.ts";
+import type { JobContext } from "./shell/job_runner.ts";
 
-/** What a job's work on one row has at hand. */
-export interface RowContext {
-  /** The row's 1-based number in the file. */
-  index: number;
-  /** The row's logger: its lines stay in file order. */
-  logger: JobLogger;
-  /** Logs a warning about the row, prefixed with its number. */
-  warn(message: string): void;
-  /** The row's waits for its pages: the spec's pauses, or readiness waits under `--wait-until=ready`. */
-  waits: RowWaits;
-  /**
-   * Under `--report`, takes the thumbnail of the page the tab shows now, once: a job whose tab leaves the
-   * printed page within the row calls it before (Job A's return to the portal's root); otherwise it is taken
-   * when the row's work ends, printed or failed. Nothing without `--report`; never fails.
-   */
-  thumbnail: TakeThumbnail;
-  /**
-   * Under `--provenance`, the try's provenance: the job records its own requests in it, gives its `atPrint`
-   * to the print, and returns its `saved()`. Undefined without the option.
-   */
-  provenance?: RowProvenance;
-}
+export type { PrintedRow, RowContext } from "./row_capture.ts";
 
 /** One job's part of the run. */
 export interface CaptureJob<Row, Result> {
@@ -60,14 +41,22 @@ export interface CaptureJob<Row, Result> {
   describe(row: Row): string;
   /** The row's PDF name. */
   pdfName(row: Row, index: number): string;
+  /** A row's values under the spec's field names, its own number (FCR or container) and its invoice. */
+  fields(row: Row): Omit<RowFacts, "index" | "pdfFile">;
   /** The job's result record of a row. */
   record(row: Row, outcome: RowOutcome): Result;
-  /** What `--provenance` records: the job's name, and a row's values under the spec's field names, its number and invoice. */
-  provenance: { job: RecordedJob; row(row: Row): Omit<ProvenanceRow, "index" | "pdfFile"> };
   /** The job's own failures that another try may cure under `--retries`, besides those both jobs share. */
   mayPass?(error: unknown): boolean;
-  /** The job's work on one row in `tab`; returns the PDF it wrote. */
+  /** The job's work on one row in `tab`, as its spec procedure has it; returns the PDF it saved. */
   capture(tab: Tab, row: Row, context: RowContext): Promise<SavedPdf>;
+  /**
+   * The pages the job prints come to the browser from their servers (Job A): under an option that reads their
+   * answers, the tab follows them from each try's start. A job that fetches its page itself (Job B) hands
+   * that answer to the print instead.
+   */
+  browserFetchesPages?: boolean;
+  /** What the job's options add to each row besides the run's own: `--verify`'s and `--fail-on-text`'s checks. */
+  observers?: readonly RowObserver[];
   /** Runs after each row worked on while rows are left (Job B's pause between rows). */
   afterRow?(): Promise<void>;
   /** Who the job is to the job server. */
@@ -77,29 +66,25 @@ export interface CaptureJob<Row, Result> {
 }
 
 /**
- * Runs `job` under `config`; returns the exit code (0, 1, 3 or 130). Under `--report` the report is written
- * when the run ends, however it ends.
+ * Runs `job` under `config`; returns the exit code (0, 1, 3 or 130). Every observer is told how the run
+ * ended, however it ended (under `--report` the report is written).
  */
 export async function runCapture<Row, Result>(
-  config: CommonConfig,
+  config: CommonConfig & { kind: JobKind },
   context: JobContext,
   job: CaptureJob<Row, Result>,
 ): Promise<number> {
-  if (config.reportFile === undefined) return await captureRows(config, context, job, undefined);
-  const reporting = new RunReporting({
-    reportFile: config.reportFile,
-    outputDir: config.outputDir,
-    job: job.service.serviceName,
-    jobId: config.jobId,
-    logger: job.logger,
-    signal: context.signal,
-  });
-  let code = 1;
+  const observers = [
+    ...runObservers(config, { jobName: job.service.serviceName, logger: job.logger, signal: context.signal }),
+    ...job.observers ?? [],
+  ];
+  let code = EXIT_FAILURE;
   try {
-    code = await captureRows(config, context, job, reporting);
+    code = await captureRows(config, context, job, observers);
     return code;
   } finally {
-    await reporting.finish(context.signal.aborted ? EXIT_STOPPED : code);
+    const exitCode = context.signal.aborted ? EXIT_STOPPED : code;
+    for (const observer of observers) await observer.runEnded?.(exitCode);
   }
 }
 
@@ -107,7 +92,7 @@ async function captureRows<Row, Result>(
   config: CommonConfig,
   { signal, log, requestStop }: JobContext,
   job: CaptureJob<Row, Result>,
-  reporting: RunReporting | undefined,
+  observers: readonly RowObserver[],
 ): Promise<number> {
   const { logger } = job;
   await using browsers = jobBrowsers(config, { ...job.browser, logger, signal });
@@ -115,8 +100,9 @@ async function captureRows<Row, Result>(
   if (notStarted !== undefined) return notStarted;
   const rows = await job.readRows();
   if (typeof rows === "number") return rows;
-  reporting?.rowsRead(rows.map(job.describe));
-  const provenance = config.provenance ? new RunProvenance(config, job.provenance.job) : undefined;
+  for (const observer of observers) observer.rowsRead?.(rows.map(job.describe));
+  const followAnswers = job.browserFetchesPages === true &&
+    observers.some((observer) => observer.readsAnswers);
 
   const outcome = await runRows<Row, Result>({
     ...batchOptions(config, job.pdfName, job.mayPass),
@@ -126,46 +112,25 @@ async function captureRows<Row, Result>(
     logger,
     describe: job.describe,
     record: (row, outcome, index) => {
-      reporting?.rowEnded(index, outcome);
+      for (const observer of observers) observer.rowEnded?.(index, outcome);
       return job.record(row, outcome);
     },
     concurrency: config.concurrency,
     requestStop,
     rowDone: log.rowDone,
     process: (row, index, logger) => {
+      const facts = { index, pdfFile: job.pdfName(row, index), ...job.fields(row) };
+      const attempt = { row, facts, logger, config, observers, followAnswers, signal, capture: job.capture };
       const work = () =>
-        browsers.withTab(rowTabUse(logger, index), async (tab) => {
-          const warn = (message: string) => logger.warn(`Row ${index}: ${message}`);
-          const waits = await rowWaits(tab, config.timings, { signal, warn });
-          const thumbnail = reporting?.thumbnailOf(tab, index, warn) ?? NO_THUMBNAIL;
-          const rowProvenance = provenance?.forRow(tab, {
-            index,
-            pdfFile: job.pdfName(row, index),
-            ...job.provenance.row(row),
-          });
-          const context = { index, logger, warn, waits, thumbnail };
-          let saved: SavedPdf;
-          try {
-            saved = await job.capture(
-              tab,
-              row,
-              rowProvenance ? { ...context, provenance: rowProvenance } : context,
-            );
-          } catch (error) {
-            await thumbnail();
-            throw error;
-          }
-          // The row is done: its thumbnail is taken while the next one begins, whose first use of the tab
-          // waits for it (Tab.thumbnail).
-          void thumbnail();
-          return saved;
-        });
-      return reporting === undefined ? work() : reporting.try(index, work);
+        browsers.withTab(rowTabUse(logger, index), (tab, browser) => captureInTab(tab, browser, attempt));
+      return observers.reduceRight<() => Promise<SavedPdf>>(
+        (inner, observer) => observer.aroundTry ? () => observer.aroundTry!(index, inner) : inner,
+        work,
+      )();
     },
     ...(job.afterRow ? { afterRow: job.afterRow } : {}),
   });
-  await reporting?.thumbnailsTaken();
-  if (provenance) logger.info(provenance.account());
+  for (const observer of observers) await observer.rowsDone?.();
   if (outcome.stopped) return EXIT_STOPPED;
 
   const server = jobServerClientFor(config, job.service, { logger: log.logger("job-server"), signal });

@@ -10,8 +10,8 @@ import { findChromium } from "../browser/chromium/path.ts";
 import { errorText, StopRequestedError } from "../errors.ts";
 import { stopFileName } from "../file_names.ts";
 import type { CommonConfig } from "../config/job_config.ts";
-import { EXIT_STOPPED } from "./job_runner.ts";
-import { stopFilePresent } from "./row_loop.ts";
+import { EXIT_FAILURE, EXIT_STOPPED } from "../exit_codes.ts";
+import { stopFilePresent } from "./rows/row_loop.ts";
 import type { Tab } from "../browser/tab/tab.ts";
 import { BROWSER_START_TIMEOUT_MS, POOL_QUEUE_NOTICE_MS, POOL_QUEUE_TIMEOUT_MS } from "../timings.ts";
 import { browserEndpoint, sessionLimitNote } from "../browser/pool/url.ts";
@@ -77,7 +77,7 @@ export async function startRunBrowser(
   } catch (error) {
     if (!(error instanceof StopRequestedError)) {
       logger.error(`${failure}: ${errorText(error)}`);
-      return 1;
+      return EXIT_FAILURE;
     }
     logger.warn(`Stop requested while waiting for the browser (${errorText(error)}); stopping.`);
     return EXIT_STOPPED;

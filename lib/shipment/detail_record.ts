@@ -1,6 +1,7 @@
 /**
- * Job A's requests to the reporting site: finding a shipment's detail record id and fetching the
- * detail page (spec "Outbound page requests", Job A).
+ * Job A's request to the reporting site: finding a shipment's detail record id (spec "Outbound page
+ * requests", Job A). The spec's helper that fetches the detail page's HTML is left out on purpose: the job
+ * never uses it, since the browser loads the detail page in the portal's frame (docs/architecture.md).
  *
  * @module
  */
@@ -100,35 +101,6 @@ export async function resolveDetailId(
   } catch (error) {
     options.onProblem?.(`the search failed: ${errorText(error)}`);
     return undefined;
-  }
-}
-
-/**
- * The spec's detail-HTML helper (the main flow does not use it): the detail page's HTML when the id
- * resolves and the detail answers 200 with a body; otherwise the search page's body on 200; otherwise "".
- * Never throws.
- */
-export async function fetchDetailHtml(
-  reportingUrl: string,
-  fcrNumber: string,
-  options: ReportingRequestOptions,
-): Promise<string> {
-  const id = await resolveDetailId(reportingUrl, fcrNumber, options);
-  if (id !== undefined) {
-    const detail = await getBody(detailUrl(reportingUrl, id, fcrNumber), options);
-    if (detail) return detail;
-  }
-  return await getBody(searchUrl(reportingUrl, fcrNumber), options);
-}
-
-/** GET → the body on 200, else "". */
-async function getBody(url: string, options: ReportingRequestOptions): Promise<string> {
-  try {
-    const response = await fetch(url, { signal: requestSignal(options) });
-    const body = await response.text();
-    return response.status === 200 ? body : "";
-  } catch {
-    return "";
   }
 }
 

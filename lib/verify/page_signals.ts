@@ -33,6 +33,6 @@ export async function pageSignals(
   return {
     ...shown,
     resources: [...shown.resources, ...tab.frameUrls()],
-    headers: headers ?? tab.documentAnswer()?.headers ?? {},
+    headers: headers ?? tab.answers.of()?.headers ?? {},
   };
 }

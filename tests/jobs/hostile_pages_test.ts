@@ -1,5 +1,5 @@
 /**
- * Issue 11, items 1–3, end to end: real job subprocesses print the sandbox's hostile pages (HX… markers)
+ * Hostile pages end to end: real job subprocesses print the sandbox's hostile pages (HX… markers)
  * with real Chromium. A secret file (random content) lies outside every folder the job is told about; it
  * must be in no PDF, the printed page must be the page the job opened, popups, downloads and permissions
  * go nowhere, and `--allow-url`/`--deny-url` apply to the browser's requests.

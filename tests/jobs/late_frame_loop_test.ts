@@ -1,6 +1,6 @@
 /**
- * Issue 19's proof, on demand (not in the normal suite: 300 rows take minutes): Job A end to end on many
- * rows whose frame appears late (`LATEFRAME`) with the portal's own first page written relative in its
+ * The late frame's race is gone, on demand (not in the normal suite: 300 rows take minutes): Job A end
+ * to end on many rows whose frame appears late (`LATEFRAME`) with the portal's own first page written relative in its
  * markup (`HOMEFRAME`), that page held until the job's search for the row and 5 ms more, so that it commits
  * about when the job re-points the frame (the race that printed the first page instead of the detail). Every
  * PDF must show the detail page. The suite's fast, certain reproduction is in tests/browser/tab/tab_frames_test.ts.

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { startSandbox } from "../../fixtures/sandbox.ts";
 import { ChromiumProcess } from "../../lib/browser/chromium/process.ts";
 import { findChromium } from "../../lib/browser/chromium/path.ts";
-import { VERSION } from "../../lib/run/job_runner.ts";
+import { VERSION } from "../../lib/run/shell/job_runner.ts";
 import { AMPLE_MS } from "../helpers/host_speed.ts";
 import { jobCommandArgs, pdfText, ROOT, runJobProcess, TestFolder } from "../helpers/job_process.ts";
 import { browserProcessesLeft } from "../helpers/processes.ts";

@@ -15,7 +15,7 @@ import { type CaptureRecord, parseCaptureRecord } from "../../lib/provenance/cap
 import { checkProvenance } from "../../lib/provenance/pdf_provenance.ts";
 import { printedDigest } from "../../lib/provenance/pdf_update.ts";
 import { OFFSET_TIMESTAMP } from "../../lib/provenance/capture_time.ts";
-import { VERSION } from "../../lib/run/job_runner.ts";
+import { VERSION } from "../../lib/run/shell/job_runner.ts";
 
 /** The SHA-256 each `saved` line gives, by PDF name. */
 function savedHashes(log: string): Map<string, string | undefined> {

@@ -1,5 +1,5 @@
 /**
- * A renderer crash costs its own row and only that row (issue 19): the renderer of one Job B row is SIGKILLed
+ * A renderer crash costs its own row and only that row: the renderer of one Job B row is SIGKILLed
  * while the job loads its report or while it prints it (the sandbox's kill pages), one row at a time and with
  * rows at once. Exactly that row fails, with an error naming the crash; every other row, the ones in the other
  * tabs at that moment included, is printed right; under `--retries 1` the crashed row is tried again and

@@ -1,5 +1,5 @@
 /**
- * `--report` end to end (issue 28, item 3): the real job against the sandbox with real Chromium, then a
+ * `--report` end to end: the real job against the sandbox with real Chromium, then a
  * Chromium opening the report from disk. One Job B run holds every case: a saved row, a row failed on a bot
  * wall (`--verify`), a row whose first try failed (`--retries`), a row the sandbox holds until the stop file
  * is there, and a row the stop leaves, under `--provenance`. The report is rewritten while the run goes on, complete after the stop,

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 1: a stop is prompt everywhere. For each phase a job can be in, a page, a server or a
+ * A stop is prompt everywhere. For each phase a job can be in, a page, a server or a
  * browser is made to hold that phase, and every deadline of the job that could end it is as long; the job is
  * started, the test waits until the phase has really begun (a request arrived, a file appeared, never a
  * sleep), sends SIGTERM, SIGINT or SIGHUP, and asserts that the job exits with 130 before its phase could
@@ -176,12 +176,12 @@ const PHASES: Phase[] = [
     reached: (sandbox) => sandbox.requests.reporting.some((r) => r.query.ref === "/search"),
   },
   {
-    name: "pause (the pause before the print scaled to a hold's length)",
+    name: "pause (the pause after the page loaded, scaled to a hold's length)",
     job: "port",
     signal: "SIGTERM",
     value: "HOLDPAUSE01",
     row: "in progress",
-    flags: () => ({ "pause-scale": `${HOLD_MS / SPEC_PAUSES_MS.beforePrint}` }),
+    flags: () => ({ "pause-scale": `${HOLD_MS / SPEC_PAUSES_MS.afterPageLoad}` }),
     reached: (sandbox) => phasesReached(sandbox.requests.port).includes("pause"),
   },
   {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parse } from "csv-parse/sync";
 import { buildResultsCsv } from "../../lib/port/results_csv.ts";
-import type { PortResult } from "../../lib/run/row_result.ts";
+import type { PortResult } from "../../lib/run/rows/row_result.ts";
 
 const HEADER = "container_number,invoice_no,status,error,timestamp";
 const TS = "2024-01-05T09:03:07.045";

@@ -1,5 +1,5 @@
 /**
- * A quiet start (issue 19 item 4): a job started by its task prints nothing that is not its own output (no
+ * A quiet start: a job started by its task prints nothing that is not its own output (no
  * Deno warning, no download progress), while Deno's real errors still reach standard error. The tasks run
  * `deno run --quiet …` (JOB_RUNTIME_FLAGS); the one line `deno task` itself adds, its echo of the command,
  * only `deno task -q` turns off: Deno 2.9.6 has no setting for it in deno.json (a task definition has only

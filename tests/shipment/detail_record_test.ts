@@ -3,7 +3,6 @@ import { closedPort, TestServer } from "../../fixtures/sandbox/http_server.ts";
 import { AMPLE_MS } from "../helpers/host_speed.ts";
 import {
   detailUrl,
-  fetchDetailHtml,
   findDetailIdInHtml,
   resolveDetailId,
   searchUrl,
@@ -170,7 +169,7 @@ Deno.test("detail_record: findDetailIdInHtml", async (t) => {
 
 type Handler = (url: URL) => Response | Promise<Response>;
 
-Deno.test("detail_record: resolveDetailId and fetchDetailHtml against a local server", async (t) => {
+Deno.test("detail_record: resolveDetailId against a local server", async (t) => {
   const stopSlow = new AbortController();
   /** The current handler of `/rp/index.php`; each step sets its own. */
   let handler: Handler = () => new Response("unset", { status: 500 });
@@ -187,7 +186,6 @@ Deno.test("detail_record: resolveDetailId and fetchDetailHtml against a local se
     problems.length = 0;
   };
   const isSearch = (url: URL) => url.searchParams.get("ref") === "/search";
-  const isDetail = (url: URL) => url.searchParams.get("ref") === "/fcr";
 
   try {
     for (const status of [301, 302, 303, 307, 308]) {
@@ -284,56 +282,6 @@ Deno.test("detail_record: resolveDetailId and fetchDetailHtml against a local se
         undefined,
       );
       assert.equal(problems.length, 1);
-    });
-
-    await t.step("fetchDetailHtml: the detail page when the id resolves", async () => {
-      reset((url) => {
-        if (isSearch(url)) {
-          return new Response(null, { status: 302, headers: { location: "?ref=/fcr&id=8&txt=F" } });
-        }
-        if (isDetail(url) && url.searchParams.get("id") === "8") {
-          return new Response(`DETAIL ${url.searchParams.get("txt")}`);
-        }
-        return new Response("", { status: 404 });
-      });
-      assert.equal(await fetchDetailHtml(reporting, "FCR/9", options), "DETAIL FCR/9");
-      assert.deepEqual(requests(), [
-        "/rp/index.php?ref=/search&search=FCR%2F9",
-        "/rp/index.php?ref=/fcr&id=8&txt=FCR%2F9",
-      ]);
-    });
-
-    await t.step("fetchDetailHtml: no id → the search page body on 200", async () => {
-      reset((url) =>
-        isSearch(url) ? new Response("<p>search results</p>") : new Response("", { status: 404 })
-      );
-      assert.equal(await fetchDetailHtml(reporting, "FCR1", options), "<p>search results</p>");
-    });
-
-    await t.step("fetchDetailHtml: detail fails or is empty → the search page body", async () => {
-      for (const detail of [() => new Response("gone", { status: 500 }), () => new Response("")]) {
-        reset((url) =>
-          isSearch(url) ? new Response(`<a href="/rp/index.php?ref=/fcr&id=3&txt=FCR1">r</a>`) : detail()
-        );
-        assert.equal(
-          await fetchDetailHtml(reporting, "FCR1", options),
-          `<a href="/rp/index.php?ref=/fcr&id=3&txt=FCR1">r</a>`,
-        );
-      }
-    });
-
-    await t.step("fetchDetailHtml: search not 200 → empty string", async () => {
-      reset(() => new Response("error page", { status: 500 }));
-      assert.equal(await fetchDetailHtml(reporting, "FCR1", options), "");
-      reset(() => new Response("missing", { status: 404 }));
-      assert.equal(await fetchDetailHtml(reporting, "FCR1", options), "");
-    });
-
-    await t.step("fetchDetailHtml: unreachable server → empty string", async () => {
-      assert.equal(
-        await fetchDetailHtml(`http://127.0.0.1:${closedPort()}/rp/index.php`, "FCR1", options),
-        "",
-      );
     });
   } finally {
     stopSlow.abort();

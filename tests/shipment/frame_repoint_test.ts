@@ -66,8 +66,8 @@ Deno.test("repointStep decides on the frame's state before, now and the target",
   });
   await t.step("any other address committed and loaded since pointed: point again", () => {
     assert.equal(repointStep(context(), now({ requested: FIRST })), "point again", "the first address won");
-    // Issue 19: the first page of a frame just added (nothing known of it when pointed, `/_frame/initial` in
-    // its markup) committed after the frame was pointed.
+    // The late frame's race: the first page of a frame just added (nothing known of it when pointed,
+    // `/_frame/initial` in its markup) committed after the frame was pointed.
     const added = context({ since: { commits: 0, stops: 0 } });
     const home = "http://127.0.0.1:8000/_frame/initial";
     assert.equal(repointStep(added, now({ commits: 1, stops: 1, requested: home })), "point again");

@@ -18,7 +18,7 @@ import { POOL_CLOSED_SESSION, predictRun, type RunFacts } from "../../soak/model
 import type { RunState } from "../../soak/run_state.ts";
 
 const SEEDS = Array.from({ length: 60 }, (_, i) => i + 1);
-const JOBS = ["A", "B"] as const;
+const JOBS = ["shipment", "port"] as const;
 const CLOSED = "the browser pool at ws://127.0.0.1:4000/?token=***&timeout=43200000 closed the session " +
   "(a pool ends a session at its time limit, timeout= in the URL; or it restarted, its browser crashed, or " +
   "the host behind a balancer went down)";
@@ -176,7 +176,7 @@ function poolPlan(behaviours: typeof BEHAVIOURS, retries: number): SoakPlan {
   }));
   return {
     seed: 9,
-    job: "B",
+    job: "port",
     rows,
     options: {
       concurrency: 2,

@@ -1,5 +1,5 @@
 /**
- * The chaos soak (issue 20): a short soak of fixed seeds passes, and the soak itself catches what it is for:
+ * The chaos soak: a short soak of fixed seeds passes, and the soak itself catches what it is for:
  * a model that is wrong about one kind of row, a PDF swapped between two rows, a process that outlives its
  * run. The seeds are fixed so that each test draws what it needs (see `soak/draw.ts`).
  */
@@ -16,11 +16,11 @@ import { runLine } from "../../soak/report.ts";
 const lines = (results: SoakRunResult[]) => results.map(runLine).join("\n");
 
 Deno.test("the draw is the seed's: the same seed draws the same run, another seed another", () => {
-  const rows = (seed: number) => drawRun(seed, "B", { rows: 20 }).rows.map((row) => row.value).join();
+  const rows = (seed: number) => drawRun(seed, "port", { rows: 20 }).rows.map((row) => row.value).join();
   assert.equal(rows(7), rows(7));
   assert.notEqual(rows(7), rows(8));
-  assert.deepEqual(drawRun(7, "A", { rows: 20 }), drawRun(7, "A", { rows: 20 }));
-  assert.equal(drawRun(7, "B", { rows: 20, concurrency: 2 }).options.concurrency, 2);
+  assert.deepEqual(drawRun(7, "shipment", { rows: 20 }), drawRun(7, "shipment", { rows: 20 }));
+  assert.equal(drawRun(7, "port", { rows: 20, concurrency: 2 }).options.concurrency, 2);
 });
 
 Deno.test("memory: a job process's RSS growth counts from the 1,000th row it worked on to its peak", () => {
@@ -41,11 +41,11 @@ Deno.test("memory: a job process's RSS growth counts from the 1,000th row it wor
 
 Deno.test("soak command line: names of INTERFACE.md, one-line errors", () => {
   const command = parseSoakArgs(["--job", "b", "--rows=5", "--seeds", "3-5", "--concurrency", "2"]);
-  assert.deepEqual(command.jobs, ["B"]);
+  assert.deepEqual(command.jobs, ["port"]);
   assert.equal(command.rows, 5);
   assert.deepEqual([...command.seeds], [3, 4, 5]);
   assert.equal(command.concurrency, 2);
-  assert.deepEqual(parseSoakArgs([]).jobs, ["A", "B"]);
+  assert.deepEqual(parseSoakArgs([]).jobs, ["shipment", "port"]);
   assert.equal(parseSoakArgs([]).help, false);
   assert.equal(parseSoakArgs(["--help"]).help, true);
   assert.equal(parseSoakArgs(["-h"]).help, true);
@@ -66,8 +66,8 @@ Deno.test({
   // --verify, a stop after row 3 then --resume, a bot wall, a 404, a detail page answering 500, two hostile
   // pages.
   const results = [
-    ...await runSoak({ jobs: ["B"], seeds: [399], rows: 8 }),
-    ...await runSoak({ jobs: ["A"], seeds: [59], rows: 6 }),
+    ...await runSoak({ jobs: ["port"], seeds: [399], rows: 8 }),
+    ...await runSoak({ jobs: ["shipment"], seeds: [59], rows: 6 }),
   ];
   assert.deepEqual(results.flatMap((result) => result.discrepancies), [], lines(results));
   assert.deepEqual(results.flatMap((result) => result.killsMissed), [], lines(results));
@@ -79,14 +79,14 @@ Deno.test({
 }, async () => {
   // Job B seed 1995: 8 rows, 2 at once, no retries, one FLAKY1 row (fails: one try only), two NOTFOUND rows
   // (neither --verify nor --fail-on-text: they pass), the rest plain.
-  const plan = drawRun(1995, "B", { rows: 8 });
+  const plan = drawRun(1995, "port", { rows: 8 });
   const flaky = plan.rows.find((row) => row.behaviour.name === "flaky1")!;
   const [first, second] = plan.rows.filter((row) => row.behaviour.name === "normal");
   assert.ok(flaky && first && second && plan.options.retries === 0, "seed 1995 draws what this test needs");
   const strays: Deno.ChildProcess[] = [];
   try {
     const [result] = await runSoak({
-      jobs: ["B"],
+      jobs: ["port"],
       seeds: [1995],
       rows: 8,
       // Wrong about one kind of row only: it believes a FLAKY1 row passes on its first try.

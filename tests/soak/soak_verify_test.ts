@@ -1,5 +1,5 @@
 /**
- * The soak's `--verify` and `--fail-on-text` (issue 27): the draw gives runs the options and rows the pages
+ * The soak's `--verify` and `--fail-on-text`: the draw gives runs the options and rows the pages
  * they are for (fixtures/sandbox/verify_pages.ts); the model predicts each kind of row with and without them,
  * with its error and its tries; the checks hold a run to it. No job runs here: the short soak of
  * `soak_test.ts` runs seeds that draw them.
@@ -9,13 +9,8 @@ import type { ProvenanceVerdict } from "../../lib/provenance/pdf_provenance.ts";
 import { reportHtml } from "../../lib/report/report_html.ts";
 import type { RowEnd } from "../../lib/report/run_report.ts";
 import { otherContainerFor } from "../../fixtures/sandbox.ts";
-import {
-  type Behaviour,
-  BEHAVIOURS,
-  behavioursOf,
-  FAIL_ON_TEXT,
-  type SoakJob,
-} from "../../soak/behaviours.ts";
+import type { JobKind } from "../../lib/config/option_types.ts";
+import { type Behaviour, BEHAVIOURS, behavioursOf, FAIL_ON_TEXT } from "../../soak/behaviours.ts";
 import { checkRun, pdfName } from "../../soak/checks.ts";
 import { type DrawnRow, drawRun, drawSummary, type SoakPlan } from "../../soak/draw.ts";
 import { jobArgs, type JobRunRecord } from "../../soak/job_run.ts";
@@ -37,11 +32,13 @@ interface Options {
   retries?: number;
 }
 
-function plan(job: SoakJob, behaviours: readonly Behaviour[], options: Options = {}): SoakPlan {
+function plan(job: JobKind, behaviours: readonly Behaviour[], options: Options = {}): SoakPlan {
   const rows = behaviours.map((behaviour, i): DrawnRow => ({
     index: i + 1,
     behaviour,
-    value: `${job === "A" ? "FCR" : "CNTU"}9X${i + 1}${behaviour.marker ? `-${behaviour.marker}` : ""}`,
+    value: `${job === "shipment" ? "FCR" : "CNTU"}9X${i + 1}${
+      behaviour.marker ? `-${behaviour.marker}` : ""
+    }`,
     invoice: `I${i + 1}`,
   }));
   return {
@@ -74,7 +71,7 @@ function facts(browserKilled = false): RunFacts {
 }
 
 /** One row's prediction as "status", or "error /reason/ ×tries". */
-function predicted(job: SoakJob, name: string, options: Options = {}): string {
+function predicted(job: JobKind, name: string, options: Options = {}): string {
   return describe(predictRun(plan(job, [kind(name)], options), facts()).rows[0]!);
 }
 
@@ -88,7 +85,7 @@ Deno.test("the draw: --verify in about 40 % of the runs, --fail-on-text in about
   let failOnText = 0;
   let both = 0;
   for (const seed of SEEDS) {
-    for (const job of ["A", "B"] as const) {
+    for (const job of ["shipment", "port"] as const) {
       const { options } = drawRun(seed, job, { rows: 10 });
       verify += options.verify ? 1 : 0;
       failOnText += options.failOnText ? 1 : 0;
@@ -99,28 +96,39 @@ Deno.test("the draw: --verify in about 40 % of the runs, --fail-on-text in about
   assert.ok(Math.abs(verify / runs - 0.4) < 0.08, `--verify in ${verify} of ${runs}`);
   assert.ok(Math.abs(failOnText / runs - 0.3) < 0.08, `--fail-on-text in ${failOnText} of ${runs}`);
   assert.ok(both > 0 && both < verify && both < failOnText, `both in ${both}`);
-  const drawn = drawRun(81, "B", { rows: 8 });
+  const drawn = drawRun(81, "port", { rows: 8 });
   assert.ok(drawn.options.verify && drawn.options.failOnText);
   assert.match(drawSummary(drawn), /, verify, fail-on-text "NO CONTAINER FOUND"/);
 });
 
 Deno.test("the draw: each job draws the new kinds its sandbox plays, and only those", () => {
-  const names = (job: SoakJob) => new Set(behavioursOf(job).map((behaviour) => behaviour.name));
-  for (const name of ["botwall", "detail500", "blankprint"]) assert.ok(names("A").has(name), `A ${name}`);
-  for (const name of ["botwall", "blankprint", "otherbox", "notfound"]) {
-    assert.ok(names("B").has(name), `B ${name}`);
+  const names = (job: JobKind) => new Set(behavioursOf(job).map((behaviour) => behaviour.name));
+  for (const name of ["botwall", "detail500", "blankprint"]) {
+    assert.ok(names("shipment").has(name), `shipment ${name}`);
   }
-  for (const name of ["otherbox", "notfound"]) assert.ok(!names("A").has(name), `A ${name}`);
-  assert.ok(!names("B").has("detail500"));
+  for (const name of ["botwall", "blankprint", "otherbox", "notfound"]) {
+    assert.ok(names("port").has(name), `port ${name}`);
+  }
+  for (const name of ["otherbox", "notfound"]) assert.ok(!names("shipment").has(name), `shipment ${name}`);
+  assert.ok(!names("port").has("detail500"));
   const seen = new Map<string, number>();
   for (const seed of SEEDS) {
-    for (const job of ["A", "B"] as const) {
+    for (const job of ["shipment", "port"] as const) {
       for (const row of drawRun(seed, job, { rows: 20 }).rows) {
         seen.set(`${job} ${row.behaviour.name}`, (seen.get(`${job} ${row.behaviour.name}`) ?? 0) + 1);
       }
     }
   }
-  for (const key of ["A botwall", "A detail500", "A blankprint", "B botwall", "B otherbox", "B notfound"]) {
+  for (
+    const key of [
+      "shipment botwall",
+      "shipment detail500",
+      "shipment blankprint",
+      "port botwall",
+      "port otherbox",
+      "port notfound",
+    ]
+  ) {
     assert.ok((seen.get(key) ?? 0) > 20, `${key}: ${seen.get(key)}`);
   }
 });
@@ -130,7 +138,7 @@ Deno.test("the job is given --verify and --fail-on-text as drawn", () => {
   const args = (options: Options) =>
     jobArgs({
       sandbox,
-      plan: plan("B", [kind("normal")], options),
+      plan: plan("port", [kind("normal")], options),
       folder: { out: "/tmp/out", tmp: "/tmp/tmp", report: "/tmp/report.html" },
       jobId: "j",
       resume: false,
@@ -147,25 +155,25 @@ Deno.test("the model: the new kinds with and without --verify and --fail-on-text
   const V = { verify: true };
   const F = { failOnText: true };
   const VF = { verify: true, failOnText: true };
-  const cases: [SoakJob, string, Options, string][] = [
-    ["A", "botwall", {}, "error ^Iframe not found on page$ ×3"],
-    ["A", "botwall", V, "error ^blocked by a bot check \\(Cloudflare challenge\\)$ ×3"],
-    ["B", "botwall", {}, "success"],
-    ["B", "botwall", F, "success"],
-    ["B", "botwall", V, "error ^blocked by a bot check \\(Imperva Incapsula\\)$ ×3"],
-    ["A", "detail500", {}, "success"],
-    ["A", "detail500", V, "error ^the detail page answered HTTP 500$ ×3"],
-    ["A", "blankprint", {}, "success"],
-    ["A", "blankprint", V, "error ^the PDF is blank$ ×3"],
-    ["B", "blankprint", F, "success"],
-    ["B", "blankprint", VF, "error ^the PDF is blank$ ×3"],
-    ["B", "otherbox", {}, "success"],
-    ["B", "otherbox", F, "success"],
-    ["B", "otherbox", V, "error ^the PDF does not show container \\S+$ ×1"],
-    ["B", "notfound", {}, "success"],
-    ["B", "notfound", V, "success"],
-    ["B", "notfound", F, 'error ^the page says "NO CONTAINER FOUND"$ ×1'],
-    ["B", "notfound", VF, 'error ^the page says "NO CONTAINER FOUND"$ ×1'],
+  const cases: [JobKind, string, Options, string][] = [
+    ["shipment", "botwall", {}, "error ^Iframe not found on page$ ×3"],
+    ["shipment", "botwall", V, "error ^blocked by a bot check \\(Cloudflare challenge\\)$ ×3"],
+    ["port", "botwall", {}, "success"],
+    ["port", "botwall", F, "success"],
+    ["port", "botwall", V, "error ^blocked by a bot check \\(Imperva Incapsula\\)$ ×3"],
+    ["shipment", "detail500", {}, "success"],
+    ["shipment", "detail500", V, "error ^the detail page answered HTTP 500$ ×3"],
+    ["shipment", "blankprint", {}, "success"],
+    ["shipment", "blankprint", V, "error ^the PDF is blank$ ×3"],
+    ["port", "blankprint", F, "success"],
+    ["port", "blankprint", VF, "error ^the PDF is blank$ ×3"],
+    ["port", "otherbox", {}, "success"],
+    ["port", "otherbox", F, "success"],
+    ["port", "otherbox", V, "error ^the PDF does not show container \\S+$ ×1"],
+    ["port", "notfound", {}, "success"],
+    ["port", "notfound", V, "success"],
+    ["port", "notfound", F, 'error ^the page says "NO CONTAINER FOUND"$ ×1'],
+    ["port", "notfound", VF, 'error ^the page says "NO CONTAINER FOUND"$ ×1'],
   ];
   for (const [job, name, options, want] of cases) {
     assert.equal(predicted(job, name, options), want, `${job} ${name} ${JSON.stringify(options)}`);
@@ -174,51 +182,51 @@ Deno.test("the model: the new kinds with and without --verify and --fail-on-text
 
 Deno.test("the model: the existing kinds under --verify", () => {
   const V = { verify: true };
-  const cases: [SoakJob, string, Options, string][] = [
-    ["A", "normal", V, "success"],
-    ["B", "normal", { verify: true, failOnText: true }, "success"],
+  const cases: [JobKind, string, Options, string][] = [
+    ["shipment", "normal", V, "success"],
+    ["port", "normal", { verify: true, failOnText: true }, "success"],
     // No detail record id: printed as it stands by the spec's job, a failure not tried again under --verify.
-    ["A", "noid", {}, "success"],
-    ["A", "noid", V, "error ^no detail record id for FCR \\S+$ ×1"],
-    ["A", "search500", V, "error ^no detail record id for FCR \\S+$ ×1"],
-    ["A", "searchhang", V, "error ^no detail record id for FCR \\S+$ ×1"],
-    ["A", "noframe", {}, "error ^Iframe not found on page$ ×3"],
-    ["A", "noframe", V, "error ^Iframe not found on page$ ×3"],
+    ["shipment", "noid", {}, "success"],
+    ["shipment", "noid", V, "error ^no detail record id for FCR \\S+$ ×1"],
+    ["shipment", "search500", V, "error ^no detail record id for FCR \\S+$ ×1"],
+    ["shipment", "searchhang", V, "error ^no detail record id for FCR \\S+$ ×1"],
+    ["shipment", "noframe", {}, "error ^Iframe not found on page$ ×3"],
+    ["shipment", "noframe", V, "error ^Iframe not found on page$ ×3"],
     // Job A's error pages: a missing frame to the spec's job, their status to --verify (a 404 not retried).
-    ["A", "down503", {}, "error ^Iframe not found on page$ ×3"],
-    ["A", "down503", V, "error ^the shipment page answered HTTP 503$ ×3"],
-    ["A", "err404", {}, "error ^Iframe not found on page$ ×3"],
-    ["A", "err404", V, "error ^the shipment page answered HTTP 404$ ×1"],
-    ["B", "err404", V, "error ^the port portal answered HTTP 404\\b ×1"],
-    ["B", "err500", {}, "error ^the port portal answered HTTP 500\\b ×3"],
-    ["B", "short", V, "error ^the port portal answered only \\d+ characters ×1"],
-    ["A", "flaky2", V, "success"],
-    ["B", "rate429", V, "success"],
-    ["A", "detailslow", V, "success"],
-    ["A", "latefont", V, "success"],
-    ["B", "lostfont", V, "success"],
-    ["B", "noload", V, "success"],
-    ["A", "hostile-navigateScript", V, "success"],
-    ["B", "hostile-popup", { verify: true, failOnText: true }, "success"],
+    ["shipment", "down503", {}, "error ^Iframe not found on page$ ×3"],
+    ["shipment", "down503", V, "error ^the shipment page answered HTTP 503$ ×3"],
+    ["shipment", "err404", {}, "error ^Iframe not found on page$ ×3"],
+    ["shipment", "err404", V, "error ^the shipment page answered HTTP 404$ ×1"],
+    ["port", "err404", V, "error ^the port portal answered HTTP 404\\b ×1"],
+    ["port", "err500", {}, "error ^the port portal answered HTTP 500\\b ×3"],
+    ["port", "short", V, "error ^the port portal answered only \\d+ characters ×1"],
+    ["shipment", "flaky2", V, "success"],
+    ["port", "rate429", V, "success"],
+    ["shipment", "detailslow", V, "success"],
+    ["shipment", "latefont", V, "success"],
+    ["port", "lostfont", V, "success"],
+    ["port", "noload", V, "success"],
+    ["shipment", "hostile-navigateScript", V, "success"],
+    ["port", "hostile-popup", { verify: true, failOnText: true }, "success"],
   ];
   for (const [job, name, options, want] of cases) {
     assert.equal(predicted(job, name, options), want, `${job} ${name} ${JSON.stringify(options)}`);
   }
-  assert.equal(predicted("A", "botwall", { verify: true, retries: 0 }).split(" ×")[1], "1");
+  assert.equal(predicted("shipment", "botwall", { verify: true, retries: 0 }).split(" ×")[1], "1");
   // A browser kill in the run may cost any row a try: the tries are not predicted then.
-  const killed = predictRun(plan("B", [kind("otherbox")], { verify: true }), facts(true)).rows[0]!;
+  const killed = predictRun(plan("port", [kind("otherbox")], { verify: true }), facts(true)).rows[0]!;
   assert.equal(killed.failure?.tries, undefined);
   assert.ok(killed.failure?.reason.test("the PDF does not show container CNTU9X1-OTHERBOX"));
   // ...and may land on its last try, which then ends with the browser's error (soak seed 19, job A).
   assert.equal(killed.failure?.orBrowserGone, true);
   assert.equal(
-    predictRun(plan("B", [kind("otherbox")], { verify: true }), facts()).rows[0]!.failure?.orBrowserGone,
+    predictRun(plan("port", [kind("otherbox")], { verify: true }), facts()).rows[0]!.failure?.orBrowserGone,
     undefined,
   );
 });
 
 Deno.test("the checks: a known failure must come with its error and its tries; the PDFs of pages not the row's", () => {
-  const drawn = plan("B", [kind("otherbox"), kind("botwall"), kind("blankprint"), kind("notfound")], {
+  const drawn = plan("port", [kind("otherbox"), kind("botwall"), kind("blankprint"), kind("notfound")], {
     verify: true,
     failOnText: true,
     retries: 1,
@@ -282,7 +290,7 @@ Deno.test("the checks: a known failure must come with its error and its tries; t
   );
 
   // Without the options they print: another container's report, the block page, a blank page.
-  const spec = plan("B", [kind("otherbox"), kind("botwall"), kind("blankprint")]);
+  const spec = plan("port", [kind("otherbox"), kind("botwall"), kind("blankprint")]);
   const specCheck = (pdfs: [DrawnRow, string][]) =>
     checkRun({
       plan: spec,
@@ -303,7 +311,7 @@ Deno.test("the checks: a known failure must come with its error and its tries; t
 });
 
 Deno.test("the checks: under --provenance each PDF's record is its own row's, hashed as its saved line says", () => {
-  const base = plan("B", [kind("normal"), kind("normal")]);
+  const base = plan("port", [kind("normal"), kind("normal")]);
   const [a, b] = base.rows as [DrawnRow, DrawnRow];
   const hash = (n: number) => String(n).repeat(64);
   const intact = (row: DrawnRow, sha256: string, index = row.index): ProvenanceVerdict => ({
@@ -357,7 +365,7 @@ Deno.test("the checks: under --provenance each PDF's record is its own row's, ha
 });
 
 Deno.test("the checks: under --report the report lists every row once, as its log ends it", () => {
-  const base = plan("B", [kind("normal"), kind("err404"), kind("normal")]);
+  const base = plan("port", [kind("normal"), kind("err404"), kind("normal")]);
   const run = { ...base, options: { ...base.options, report: true } };
   const [a, b, c] = run.rows as [DrawnRow, DrawnRow, DrawnRow];
   const error = `the port portal answered HTTP 404 <Not Found>`;

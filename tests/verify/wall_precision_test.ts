@@ -19,7 +19,7 @@ Deno.test("the wall list flags none of the sandbox's ordinary pages", async () =
   await using sandbox = await startSandbox({ slowMs: 200, fontDelayMs: 100 });
   await using browser = await Browser.start(browserOptions());
   const tab = browser.tab;
-  await tab.trackAnswers();
+  await tab.answers.track();
   const markers = BEHAVIOURS.map((behaviour) => behaviour.marker).filter((marker) => !WALLS.has(marker));
   const report = new PortReportClient(sandbox.portUrl, AMPLE_MS);
   const flagged: string[] = [];

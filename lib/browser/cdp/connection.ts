@@ -198,7 +198,7 @@ export class CdpConnection {
       promise.catch(() => {});
       return Promise.reject(this.#stop.reason);
     }
-    return this.#life.guard(promise);
+    return this.#life.within(promise);
   }
 
   /**

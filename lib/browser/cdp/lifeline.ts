@@ -1,23 +1,23 @@
 /**
  * The life of something calls depend on (a browser's DevTools connection, one tab): once it ends, every call
- * it guards fails at once with the reason, instead of waiting out its deadline
+ * made within it fails at once with the reason, instead of waiting out its deadline
  * (docs/chromium_notes.md#calls-that-are-never-answered).
  *
  * @module
  */
 
-/** Ends once, with a reason; fails the calls it guards then, and every call guarded afterwards. */
+/** Ends once, with a reason; fails the calls within it then, and every call made within it afterwards. */
 export class Lifeline {
   readonly #errorFor: (reason: string) => Error;
   /**
-   * How to fail each guarded call. Racing each call against one long-pending promise instead would add a
-   * reaction to that promise per call, keeping every call's result (a whole `IO.read` chunk) reachable for
-   * as long as the promise stays pending.
+   * How to fail each call within the life. Racing each call against one long-pending promise instead would
+   * add a reaction to that promise per call, keeping every call's result (a whole `IO.read` chunk) reachable
+   * for as long as the promise stays pending.
    */
   readonly #inFlight = new Set<(error: Error) => void>();
   #reason: string | undefined;
 
-  /** `errorFor` makes the error each guarded call fails with, from the reason the life ended. */
+  /** `errorFor` makes the error each call within the life fails with, from the reason it ended. */
   constructor(errorFor: (reason: string) => Error) {
     this.#errorFor = errorFor;
   }
@@ -40,14 +40,14 @@ export class Lifeline {
     this.#inFlight.clear();
   }
 
-  /** Starts `call` while the life lasts, and settles like {@linkcode guard} of its promise. */
+  /** Starts `call` while the life lasts, and settles like {@linkcode within} of its promise. */
   run<T>(call: () => Promise<T>): Promise<T> {
     if (this.#reason !== undefined) return Promise.reject(this.#errorFor(this.#reason));
-    return this.guard(call());
+    return this.within(call());
   }
 
   /** Settles like `promise`, or fails as soon as the life ends (at once when it has ended). */
-  guard<T>(promise: Promise<T>): Promise<T> {
+  within<T>(promise: Promise<T>): Promise<T> {
     if (this.#reason !== undefined) {
       // Its own failure, later, is of no interest once this one is reported.
       promise.catch(() => {});

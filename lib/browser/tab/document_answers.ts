@@ -1,8 +1,8 @@
 /**
  * The answer that brought each document of a tab (its page and its frames): status and headers, read from
- * the browser's own `Network.responseReceived` events, per frame. A redirect is followed to its end, since
- * the browser tells only the last answer as the document's
- * (docs/chromium_notes.md#a-documents-answer-is-told-per-frame-after-its-redirects).
+ * the browser's own `Network.responseReceived` events, per frame, once {@linkcode DocumentAnswers.track}
+ * switched them on. A redirect is followed to its end, since the browser tells only the last answer as the
+ * document's (docs/chromium_notes.md#a-documents-answer-is-told-per-frame-after-its-redirects).
  *
  * @module
  */
@@ -23,26 +23,46 @@ export interface DocumentAnswer {
 /** The most frames whose answers are kept: a page that makes frames without end forgets the oldest. */
 const MAX_FRAMES = 64;
 
+/** How a tab's answers are followed. */
+export interface TabOfAnswers {
+  /** The tab's top frame (its target id): the page whose answer {@linkcode DocumentAnswers.of} gives by default. */
+  page: string;
+  /** Whether a frame is the tab's: events come from every session of the connection. */
+  owns(frameId: string): boolean;
+  /** Switches on the network events of the tab's sessions (the tab's readiness follows its requests). */
+  followRequests(): Promise<void>;
+  /** Called with how to stop listening, to call when the tab closes. */
+  onClose(off: () => void): void;
+}
+
 /** The last document answer of each frame of one tab. */
 export class DocumentAnswers {
   readonly #connection: Pick<CdpConnection, "on">;
-  /** Whether a frame is the tab's: events come from every session of the connection. */
-  readonly #owns: (frameId: string) => boolean;
+  readonly #tab: TabOfAnswers;
   readonly #answers = new Map<string, DocumentAnswer>();
+  #listening = false;
 
-  /** Answers of the frames `owns` accepts; nothing is followed before {@linkcode listen}. */
-  constructor(connection: Pick<CdpConnection, "on">, owns: (frameId: string) => boolean) {
+  /** Answers of the frames of `tab`; nothing is followed before {@linkcode track}. */
+  constructor(connection: Pick<CdpConnection, "on">, tab: TabOfAnswers) {
     this.#connection = connection;
-    this.#owns = owns;
+    this.#tab = tab;
   }
 
   /**
-   * Follows the answers of the tab's documents, from any session whose network events are on (the tab's
-   * and its out-of-process frames'); returns how to stop.
+   * Follows the answers that bring the tab's documents from now on (and so their requests), from any session
+   * whose network events are on (the tab's and its out-of-process frames'). Later calls do nothing more.
    */
-  listen(): () => void {
+  async track(): Promise<void> {
+    if (!this.#listening) {
+      this.#listening = true;
+      this.#tab.onClose(this.#listen());
+    }
+    await this.#tab.followRequests();
+  }
+
+  #listen(): () => void {
     return this.#connection.on("Network.responseReceived", ({ type, frameId, response }) => {
-      if (type !== "Document" || frameId === undefined || !this.#owns(frameId)) return;
+      if (type !== "Document" || frameId === undefined || !this.#tab.owns(frameId)) return;
       this.#answers.delete(frameId);
       this.#answers.set(frameId, {
         url: response.url,
@@ -56,8 +76,11 @@ export class DocumentAnswers {
     });
   }
 
-  /** The last answer that brought a document into frame `frameId`, or undefined when none was seen. */
-  of(frameId: string): DocumentAnswer | undefined {
+  /**
+   * The last answer (status, headers, address after redirects) that brought a document into frame `frameId`,
+   * the page's when not given; undefined when none was seen since {@linkcode track}.
+   */
+  of(frameId: string = this.#tab.page): DocumentAnswer | undefined {
     return this.#answers.get(frameId);
   }
 }

@@ -87,7 +87,7 @@ export class TabSession {
 
   /** Settles like `promise`, or fails as soon as the tab or the browser is gone. */
   untilGone<T>(promise: Promise<T>): Promise<T> {
-    return this.#life.guard(this.#connection.untilGone(promise));
+    return this.#life.within(this.#connection.untilGone(promise));
   }
 
   /** Calls `handler` for every `method` event of the tab, until the session is closed. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { CdpConnection, CdpReturn, SessionSend } from "../cdp/connection.ts";
+import type { CdpConnection, CdpParams, CdpReturn, SessionSend } from "../cdp/connection.ts";
 import { CdpTimeoutError, NavigationError, PageScriptError } from "../../errors.ts";
 import { TabSession } from "./session.ts";
 import { readStream } from "../cdp/io_stream.ts";
@@ -17,13 +17,12 @@ import { fontsReady } from "../ready/font_wait.ts";
 import * as inPage from "../in_page/page_function.ts";
 import { PageGuard, type Refusals } from "../guard/page_guard.ts";
 import { TabReadiness } from "./readiness.ts";
-import { type DocumentAnswer, DocumentAnswers } from "./document_answers.ts";
+import { DocumentAnswers } from "./document_answers.ts";
 import { IsolatedWorlds, type TabDocument } from "../in_page/isolated_world.ts";
 import type { UrlPolicy } from "../guard/url_policy.ts";
 import { SMALL_CALL_MS } from "../../timings.ts";
-
-/** How a session's User-Agent is set (docs/chromium_notes.md#a-user-agent-set-per-session). */
-const USER_AGENT_OVERRIDE = "Emulation.setUserAgentOverride";
+import { overrideUserAgent, withUserAgent } from "./user_agent.ts";
+import { viewportThumbnail } from "./thumbnail.ts";
 
 export type { PageFunction } from "../in_page/page_function.ts";
 export type { DocumentAnswer } from "./document_answers.ts";
@@ -49,37 +48,6 @@ export interface TabOptions {
   userAgent?: string;
 }
 
-/** The `Page.printToPDF` parameters the jobs set (sizes and margins in inches). */
-export interface PrintParams {
-  /** Paper width. */
-  paperWidth: number;
-  /** Paper height. */
-  paperHeight: number;
-  /** Print background colours and images. */
-  printBackground: boolean;
-  /** Tagged (accessible) PDF: several times larger, slower (docs/chromium_notes.md#tagged-pdfs-by-default). */
-  generateTaggedPDF: boolean;
-  /** Let the page's CSS `@page` size win over the paper size. */
-  preferCSSPageSize?: boolean;
-  /** Top margin. */
-  marginTop?: number;
-  /** Bottom margin. */
-  marginBottom?: number;
-  /** Left margin. */
-  marginLeft?: number;
-  /** Right margin. */
-  marginRight?: number;
-}
-
-/** A browser's product and version, and its own User-Agent (`Browser.getVersion`). */
-export interface BrowserVersion {
-  product: string;
-  userAgent: string;
-}
-
-/** Each browser's version, by its connection, once asked. */
-const browserVersions = new WeakMap<CdpConnection, Promise<BrowserVersion>>();
-
 /** A page-level tab. Create it with {@linkcode Tab.open}. */
 export class Tab {
   readonly #connection: CdpConnection;
@@ -94,9 +62,11 @@ export class Tab {
   readonly #readiness: TabReadiness;
   /** Each document's isolated world, made as it commits, for the waits before a print. */
   readonly #worlds: IsolatedWorlds;
-  /** The answer that brought each of the tab's documents, once {@linkcode Tab.trackAnswers} switched it on. */
-  readonly #answers: DocumentAnswers;
-  #answersTracked = false;
+  /**
+   * The answer (status, headers, address after redirects) that brought each of the tab's documents, per
+   * frame, once `answers.track()` switched it on (`tab/document_answers.ts`).
+   */
+  readonly answers: DocumentAnswers;
   /** Documents the top frame committed (or was given by `setContent`) since the tab opened. */
   #documentsShown = 0;
   /** The thumbnail being taken, if any: the tab neither prints nor shows another page before it is done. */
@@ -115,10 +85,12 @@ export class Tab {
     this.#guard = new PageGuard(connection, policy, targetId);
     this.#worlds = new IsolatedWorlds(connection);
     this.#readiness = new TabReadiness(connection, this.#session, this.#worlds, () => this.#documents());
-    this.#answers = new DocumentAnswers(
-      connection,
-      (frameId) => frameId === targetId || this.#frames.frame(frameId) !== undefined,
-    );
+    this.answers = new DocumentAnswers(connection, {
+      page: targetId,
+      owns: (frameId) => frameId === targetId || this.#frames.frame(frameId) !== undefined,
+      followRequests: () => this.#readiness.track(),
+      onClose: (off) => this.#session.onClose(off),
+    });
     // An out-of-process frame's session is guarded, given the tab's User-Agent, and its requests followed
     // once the tab tracks them.
     this.#frames = new FrameTracker(connection, {
@@ -147,9 +119,7 @@ export class Tab {
     await Promise.all([
       guarded.enabled,
       // Before the tab's first page (docs/chromium_notes.md#a-user-agent-set-per-session).
-      ...(options.userAgent === undefined
-        ? []
-        : [tab.#send(USER_AGENT_OVERRIDE, { userAgent: options.userAgent }, setupMs)]),
+      overrideUserAgent(tab.#send, options.userAgent, setupMs),
       tab.#send("Page.enable", {}, setupMs),
       // Tells a renderer crash (docs/chromium_notes.md#a-renderer-crash-is-told-after-the-failed-call).
       tab.#send("Inspector.enable", {}, setupMs),
@@ -309,10 +279,11 @@ export class Tab {
    *
    * @throws {NavigationError} when the page replaced the document the job loaded by one that needed no
    * request (`about:blank`, a `javascript:` URL), which could not be refused.
-   * @param params `Page.printToPDF` parameters (paper, margins, background, tagging).
+   * @param params `Page.printToPDF` parameters (paper, margins, background, tagging); the PDF always comes as
+   * a stream.
    */
   async printToPdf(
-    params: PrintParams,
+    params: CdpParams<"Page.printToPDF">,
     timeoutMs: number,
     write: (chunk: Uint8Array) => Promise<void>,
   ): Promise<void> {
@@ -331,30 +302,13 @@ export class Tab {
 
   /**
    * A small JPEG of what the tab shows now: its viewport scaled down to `width` pixels wide at `quality`
-   * (0–100), base64. Two calls, the viewport's size then the screenshot, both within `timeoutMs`; a clip
-   * larger than the viewport would draw blank (docs/chromium_notes.md#a-thumbnail-is-a-scaled-clip-of-the-viewport).
-   * Until it is done the tab's next navigation, content or print waits, so the caller need not: the shot
-   * shows this page, and never runs alongside a print.
+   * (0–100), base64, within `timeoutMs` (`tab/thumbnail.ts`). The tab's next navigation, content or print
+   * waits for it, so the caller need not: the shot shows this page, and never runs alongside a print.
    */
   thumbnail(width: number, quality: number, timeoutMs: number): Promise<string> {
-    const shot = this.#thumbnail(width, quality, timeoutMs);
+    const shot = viewportThumbnail(this.#send, { width, quality, timeoutMs });
     this.#capturing = shot.catch(() => {});
     return shot;
-  }
-
-  async #thumbnail(width: number, quality: number, timeoutMs: number): Promise<string> {
-    const until = performance.now() + timeoutMs;
-    const left = () => Math.max(1, until - performance.now());
-    const { cssVisualViewport: view } = await this.#send("Page.getLayoutMetrics", {}, left());
-    const clip = {
-      x: view.pageX,
-      y: view.pageY,
-      width: view.clientWidth,
-      height: view.clientHeight,
-      scale: Math.min(1, width / Math.max(1, view.clientWidth)),
-    };
-    const params = { format: "jpeg" as const, quality, clip, optimizeForSpeed: true };
-    return (await this.#send("Page.captureScreenshot", params, left(), "Taking a thumbnail")).data;
   }
 
   /**
@@ -411,44 +365,6 @@ export class Tab {
     return this.#readiness.track();
   }
 
-  /**
-   * Follows the answers that bring the tab's documents from now on (and so their requests), for
-   * {@linkcode Tab.documentAnswer}. Later calls do nothing.
-   */
-  async trackAnswers(): Promise<void> {
-    if (!this.#answersTracked) {
-      this.#answersTracked = true;
-      this.#session.onClose(this.#answers.listen());
-    }
-    await this.#readiness.track();
-  }
-
-  /**
-   * The answer (status, headers, address after redirects) that brought the document of frame `frameId`, the
-   * page's when not given; undefined when none was seen since {@linkcode Tab.trackAnswers}.
-   */
-  documentAnswer(frameId: string = this.#targetId): DocumentAnswer | undefined {
-    return this.#answers.of(frameId);
-  }
-
-  /**
-   * The browser's product and version (`Chrome/156.0.…`) and its own User-Agent: asked once per
-   * browser, whose answer does not change while it runs (a failed ask is asked again next time).
-   */
-  browserVersion(): Promise<BrowserVersion> {
-    const connection = this.#connection;
-    let version = browserVersions.get(connection);
-    if (version === undefined) {
-      version = connection.send("Browser.getVersion", {}, SMALL_CALL_MS).then(({ product, userAgent }) => ({
-        product,
-        userAgent,
-      }));
-      browserVersions.set(connection, version);
-      version.catch(() => browserVersions.delete(connection));
-    }
-    return version;
-  }
-
   /** Waits ≤ `timeoutMs` until page and frames are ready to print (`ready/readiness_wait.ts`); returns what kept them busy. */
   ready(timeoutMs: number): Promise<string[]> {
     return this.#readiness.ready(timeoutMs);
@@ -480,21 +396,4 @@ export class Tab {
     await this.#connection.send("Target.closeTarget", { targetId: this.#targetId }, SMALL_CALL_MS)
       .catch(() => {});
   }
-}
-
-/**
- * `followed` (an out-of-process frame session's guard) plus, when `userAgent` is given, that session's
- * User-Agent override, sent now: ahead of the tracker's release of a frame held at its start, which the
- * session handles after it, so the frame's first request already carries it. Without one, no call is made
- * (docs/chromium_notes.md#a-user-agent-set-per-session).
- */
-function withUserAgent(
-  connection: CdpConnection,
-  sessionId: string,
-  userAgent: string | undefined,
-  followed: { off: () => void; enabled: Promise<unknown> },
-): { off: () => void; enabled: Promise<unknown> } {
-  if (userAgent === undefined) return followed;
-  const overridden = connection.send(USER_AGENT_OVERRIDE, { userAgent }, SMALL_CALL_MS, sessionId);
-  return { off: followed.off, enabled: Promise.all([followed.enabled, overridden]) };
 }

@@ -1,4 +1,4 @@
-// Tab.documentAnswer against the real Chromium of this machine: the status and headers of the answer that
+// Tab.answers against the real Chromium of this machine: the status and headers of the answer that
 // brought each document, per frame, after its redirects: the page's own, and an out-of-process frame's
 // (127.0.0.1 and localhost are different sites), whichever session the browser tells it on.
 import assert from "node:assert/strict";
@@ -10,7 +10,7 @@ import { AMPLE_MS } from "../../helpers/host_speed.ts";
 const page = (body: string, status: number, headers: Record<string, string> = {}) =>
   new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8", ...headers } });
 
-Deno.test("Tab.documentAnswer: the page's and a frame's answer, redirects followed to their end", async (t) => {
+Deno.test("Tab.answers: the page's and a frame's answer, redirects followed to their end", async (t) => {
   await using fixture = await TabFixture.start();
   const { tab, site } = fixture;
   site
@@ -22,14 +22,14 @@ Deno.test("Tab.documentAnswer: the page's and a frame's answer, redirects follow
 
   await t.step("nothing is known before the tab tracks its answers", async () => {
     await tab.navigate(site.url("/portal"), AMPLE_MS);
-    assert.equal(tab.documentAnswer(), undefined);
+    assert.equal(tab.answers.of(), undefined);
   });
 
-  await tab.trackAnswers();
+  await tab.answers.track();
 
   await t.step("the page's answer, with its headers", async () => {
     assert.equal(await tab.navigate(site.url("/portal"), AMPLE_MS), true);
-    const answer = tab.documentAnswer();
+    const answer = tab.answers.of();
     assert.equal(answer?.status, 200);
     assert.equal(answer?.url, site.url("/portal"));
     assert.equal(answer?.headers["x-portal"], "yes");
@@ -37,7 +37,7 @@ Deno.test("Tab.documentAnswer: the page's and a frame's answer, redirects follow
 
   await t.step("a redirect to a 503 page: the last answer, where it came from", async () => {
     await tab.navigate(site.url("/moved"), AMPLE_MS);
-    const answer = tab.documentAnswer();
+    const answer = tab.answers.of();
     assert.equal(answer?.status, 503);
     assert.equal(answer?.url, site.url("/down"));
     assert.equal(answer?.headers["retry-after"], "30");
@@ -52,10 +52,10 @@ Deno.test("Tab.documentAnswer: the page's and a frame's answer, redirects follow
       const url = site.url(path, "localhost");
       assert.equal(await pointFrameAt(element, url, AMPLE_MS), "loaded");
       assert.deepEqual(
-        [tab.documentAnswer(frame.frameId)?.status, tab.documentAnswer(frame.frameId)?.url],
+        [tab.answers.of(frame.frameId)?.status, tab.answers.of(frame.frameId)?.url],
         [status, url],
       );
-      assert.equal(tab.documentAnswer()?.status, 200);
+      assert.equal(tab.answers.of()?.status, 200);
     }
   });
 });

@@ -232,8 +232,8 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
   await t.step(
     "a frame's first page (relative src) loading after the wait read the frame, on a loaded host (busy threads on every core), 16 times: ends on the new page",
     async () => {
-      // Issue 19: a frame the page had just added, whose first page (the portal's own, relative in the
-      // markup) committed after pointFrameAt had read the frame's state, was taken for the new page. The race
+      // The late frame's race: a frame the page had just added, whose first page (the portal's own,
+      // relative in the markup) committed after pointFrameAt had read the frame's state, was taken for the new page. The race
       // is made certain: the first page is held by the server until the frame is to be pointed, and the
       // point goes out the moment that page has loaded, ahead of pointFrameAt's own reaction to it.
       // The same moment on a loaded host: the browser leaves the call that points the frame unanswered

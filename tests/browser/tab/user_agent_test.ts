@@ -169,11 +169,12 @@ Deno.test("without --user-agent the browser's own, and no override is sent", asy
   }
   assert.deepEqual(calls.sent.filter(({ method }) => /UserAgent/i.test(method)), []);
   // The browser's version (what --provenance records) is that User-Agent, asked of the browser once.
-  const [first, second] = await Promise.all([calls.tab.browserVersion(), calls.tab.browserVersion()]);
-  assert.match(first.product, /^Chrome\/\d+\./);
-  assert.equal(first.userAgent, userAgents(site)["/page"]);
-  assert.deepEqual(second, first);
-  assert.equal(calls.sent.filter(({ method }) => method === "Browser.getVersion").length, 1);
+  await using browser = await Browser.start(browserOptions());
+  const version = browser.version();
+  assert.equal(browser.version(), version);
+  const { product, userAgent } = await version;
+  assert.match(product, /^Chrome\/\d+\./);
+  assert.equal(userAgent, userAgents(site)["/page"]);
 });
 
 Deno.test("--user-agent: set on the tab's session and on each frame's before the frame is released", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { formatDuration, terminalProgress } from "../../lib/run/progress.ts";
-import { StatusLine } from "../../lib/run/status_line.ts";
-import { screenLines } from "../helpers/terminal_screen.ts";
+import { formatDuration, terminalProgress } from "../../../lib/run/shell/progress.ts";
+import { StatusLine } from "../../../lib/run/shell/status_line.ts";
+import { screenLines } from "../../helpers/terminal_screen.ts";
 
 Deno.test("progress", async (t) => {
   await t.step("nothing when standard error is not a terminal", () => {

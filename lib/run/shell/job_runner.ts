@@ -5,17 +5,12 @@
  * @module
  */
 import { dirname } from "node:path";
-import denoConfig from "../../deno.json" with { type: "json" };
-import { errorText, StopRequestedError, UsageError } from "../errors.ts";
-import type { Command, CommonConfig, EnvReader, JobKind } from "../config/job_config.ts";
+import denoConfig from "../../../deno.json" with { type: "json" };
+import { errorText, StopRequestedError, UsageError } from "../../errors.ts";
+import type { Command, CommonConfig, EnvReader, JobKind } from "../../config/job_config.ts";
 import { type JobLog, startJobLog } from "./job_log.ts";
-import { helpText, usageLine, versionLine } from "../config/usage.ts";
-
-/** Exit code of a run stopped by the stop file or a signal. */
-export const EXIT_STOPPED = 130;
-
-/** Exit code of a run that finished with at least one failed row, under `--fail-on-row-errors`. */
-export const EXIT_ROW_ERRORS = 3;
+import { helpText, usageLine, versionLine } from "../../config/usage.ts";
+import { EXIT_FAILURE, EXIT_OK, EXIT_STOPPED } from "../../exit_codes.ts";
 
 /** What a job run has to work with. */
 export interface JobContext {
@@ -71,15 +66,15 @@ export async function runJob<C extends CommonConfig>(
     command = job.parse(args, io.env);
   } catch (error) {
     io.stderr(`error: ${errorText(error)}\n${usageLine(job.kind)}`);
-    return 1;
+    return EXIT_FAILURE;
   }
   if (command.action === "help") {
     io.stdout(helpText(job.kind));
-    return 0;
+    return EXIT_OK;
   }
   if (command.action === "version") {
     io.stdout(versionLine(job.kind, VERSION));
-    return 0;
+    return EXIT_OK;
   }
   const config = command.config;
   try {
@@ -89,7 +84,7 @@ export async function runJob<C extends CommonConfig>(
     if (config.reportFile !== undefined) await checkReportFolder(config.reportFile);
   } catch (error) {
     io.stderr(`error: ${errorText(error)}`);
-    return 1;
+    return EXIT_FAILURE;
   }
   const stop = new AbortController();
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -110,7 +105,7 @@ export async function runJob<C extends CommonConfig>(
     } catch (error) {
       if (stop.signal.aborted) return EXIT_STOPPED;
       log.logger("job").fatal(`Unexpected error: ${errorText(error)}`);
-      return 1;
+      return EXIT_FAILURE;
     }
   } finally {
     for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
@@ -159,5 +154,5 @@ async function checkReportFolder(reportFile: string): Promise<void> {
 async function check<C extends CommonConfig>(job: JobDefinition<C>, config: C, io: JobIo): Promise<number> {
   const names = await job.plan(config);
   io.stdout([`OK: ${names.length} row(s); the run would write to ${config.outputDir}:`, ...names].join("\n"));
-  return 0;
+  return EXIT_OK;
 }

@@ -1,7 +1,9 @@
 /**
- * Job B's temporary report file (spec Job B step 3.4), written so that it belongs to the job: the
- * system temp folder is shared, and whatever stands at the file's name (a leftover of a killed run, or a
- * symbolic or hard link planted by another user) must never be followed, truncated or written through.
+ * Job B's temporary page file: the port portal's answer (the spec's container location report) saved for
+ * the browser to load (spec Job B step 3.4), written so that it belongs to the job: the system temp folder
+ * is shared, and whatever stands at the file's name (a leftover of a killed run, or a symbolic or hard link
+ * planted by another user) must never be followed, truncated or written through. The errors keep the spec's
+ * word: "the temporary report file".
  *
  * @module
  */
@@ -20,10 +22,10 @@ const encoder = new TextEncoder();
  * temp folder) or the file cannot be created or written; the message names the path and what to do.
  * @example
  * ```ts
- * await writeReportFile("/tmp/ctg_port_job-7_3_MSCU1234567.html", "<html>…</html>");
+ * await writePageFile("/tmp/ctg_port_job-7_3_MSCU1234567.html", "<html>…</html>");
  * ```
  */
-export async function writeReportFile(path: string, text: string): Promise<void> {
+export async function writePageFile(path: string, text: string): Promise<void> {
   try {
     await Deno.remove(path);
   } catch (error) {
@@ -46,18 +48,18 @@ export async function writeReportFile(path: string, text: string): Promise<void>
     for (let written = 0; written < bytes.length;) written += await file.write(bytes.subarray(written));
   } catch (error) {
     file.close();
-    await removeReportFile(path).catch(() => {});
+    await removePageFile(path).catch(() => {});
     throw new Error(`Cannot write the temporary report file ${path}: ${errorText(error)}`, { cause: error });
   }
   file.close();
 }
 
 /**
- * Removes the temporary report file; one that is already gone is fine.
+ * Removes the temporary page file; one that is already gone is fine.
  *
  * @throws {Error} when the file exists and cannot be removed.
  */
-export async function removeReportFile(path: string): Promise<void> {
+export async function removePageFile(path: string): Promise<void> {
   try {
     await Deno.remove(path);
   } catch (error) {

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { removeReportFile, writeReportFile } from "../../lib/port/report_file.ts";
+import { removePageFile, writePageFile } from "../../lib/port/page_file.ts";
 
 const REPORT = "<html><body>Container Location Report é請😀</body></html>";
 
 /** A fresh folder standing in for the shared temp folder, with a file of "someone else" next to it. */
 async function withFolder(test: (dir: string, victim: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "report_file_test_" });
+  const dir = await Deno.makeTempDir({ prefix: "page_file_test_" });
   try {
     const victim = `${dir}/victim.txt`;
     await Deno.writeTextFile(victim, "victim's own content");
@@ -22,11 +22,11 @@ async function assertOwnRegularFile(path: string): Promise<void> {
   assert.equal(await Deno.readTextFile(path), REPORT);
 }
 
-Deno.test("writeReportFile", async (t) => {
+Deno.test("writePageFile", async (t) => {
   await t.step("writes the text as UTF-8, readable by the job's user only", () =>
     withFolder(async (dir) => {
       const path = `${dir}/ctg_port_j_1_C.html`;
-      await writeReportFile(path, REPORT);
+      await writePageFile(path, REPORT);
       await assertOwnRegularFile(path);
       assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
     }));
@@ -37,7 +37,7 @@ Deno.test("writeReportFile", async (t) => {
       withFolder(async (dir, victim) => {
         const path = `${dir}/ctg_port_j_1_C.html`;
         await Deno.symlink(victim, path);
-        await writeReportFile(path, REPORT);
+        await writePageFile(path, REPORT);
         await assertOwnRegularFile(path);
         assert.equal(await Deno.readTextFile(victim), "victim's own content");
       }),
@@ -49,7 +49,7 @@ Deno.test("writeReportFile", async (t) => {
       withFolder(async (dir) => {
         const path = `${dir}/ctg_port_j_1_C.html`;
         await Deno.symlink(`${dir}/created-through-link`, path);
-        await writeReportFile(path, REPORT);
+        await writePageFile(path, REPORT);
         await assertOwnRegularFile(path);
         await assert.rejects(Deno.lstat(`${dir}/created-through-link`), Deno.errors.NotFound);
       }),
@@ -61,7 +61,7 @@ Deno.test("writeReportFile", async (t) => {
       withFolder(async (dir, victim) => {
         const path = `${dir}/ctg_port_j_1_C.html`;
         await Deno.link(victim, path);
-        await writeReportFile(path, REPORT);
+        await writePageFile(path, REPORT);
         await assertOwnRegularFile(path);
         assert.equal(await Deno.readTextFile(victim), "victim's own content");
       }),
@@ -73,7 +73,7 @@ Deno.test("writeReportFile", async (t) => {
       withFolder(async (dir) => {
         const path = `${dir}/ctg_port_j_1_C.html`;
         await Deno.writeTextFile(path, "x".repeat(10_000), { mode: 0o644 });
-        await writeReportFile(path, REPORT);
+        await writePageFile(path, REPORT);
         await assertOwnRegularFile(path);
         assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
       }),
@@ -87,7 +87,7 @@ Deno.test("writeReportFile", async (t) => {
         const path = `${dir}/ctg_port_j_1_C.html`;
         await Deno.mkdir(path);
         await Deno.writeTextFile(`${path}/inside`, "kept");
-        const error = await writeReportFile(path, REPORT).then(() => undefined, (e: unknown) => e);
+        const error = await writePageFile(path, REPORT).then(() => undefined, (e: unknown) => e);
         assert.ok(error instanceof Error);
         assert.ok(error.message.includes(path), error.message);
         assert.match(error.message, /cannot be removed.*TMPDIR/);
@@ -98,18 +98,18 @@ Deno.test("writeReportFile", async (t) => {
   await t.step("a missing folder fails with the path", () =>
     withFolder(async (dir) => {
       const path = `${dir}/gone/ctg_port_j_1_C.html`;
-      await assert.rejects(writeReportFile(path, REPORT), (e: Error) => e.message.includes(path));
+      await assert.rejects(writePageFile(path, REPORT), (e: Error) => e.message.includes(path));
     }));
 });
 
-Deno.test("removeReportFile", async (t) => {
+Deno.test("removePageFile", async (t) => {
   await t.step("removes the file, and a missing file is fine", () =>
     withFolder(async (dir) => {
       const path = `${dir}/ctg_port_j_1_C.html`;
-      await writeReportFile(path, REPORT);
-      await removeReportFile(path);
+      await writePageFile(path, REPORT);
+      await removePageFile(path);
       await assert.rejects(Deno.lstat(path), Deno.errors.NotFound);
-      await removeReportFile(path);
+      await removePageFile(path);
     }));
 
   await t.step(
@@ -119,7 +119,7 @@ Deno.test("removeReportFile", async (t) => {
         const path = `${dir}/ctg_port_j_1_C.html`;
         await Deno.mkdir(path);
         await Deno.writeTextFile(`${path}/inside`, "kept");
-        await assert.rejects(removeReportFile(path), (e: Error) => e.message.includes(path));
+        await assert.rejects(removePageFile(path), (e: Error) => e.message.includes(path));
       }),
   );
 });

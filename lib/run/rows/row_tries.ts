@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { errorText, StopRequestedError } from "../errors.ts";
-import { formatSeconds } from "../deadline.ts";
-import type { JobLogger } from "./job_log.ts";
-import { localTimestamp } from "../local_timestamp.ts";
+import { errorText, StopRequestedError } from "../../errors.ts";
+import { formatSeconds } from "../../deadline.ts";
+import type { JobLogger } from "../shell/job_log.ts";
+import { localTimestamp } from "../../local_timestamp.ts";
 import type { RowStatus } from "./row_result.ts";
-import { sleep } from "../timings.ts";
+import { sleep } from "../../timings.ts";
 
 /** How one row ended, before the job shapes it into its result record. */
 export interface RowOutcome {

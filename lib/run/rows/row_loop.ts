@@ -8,12 +8,12 @@
  *
  * @module
  */
-import { StopRequestedError } from "../errors.ts";
-import type { JobLogger } from "./job_log.ts";
-import { localTimestamp } from "../local_timestamp.ts";
-import { terminalProgress } from "./progress.ts";
+import { StopRequestedError } from "../../errors.ts";
+import type { JobLogger } from "../shell/job_log.ts";
+import { localTimestamp } from "../../local_timestamp.ts";
+import { terminalProgress } from "../shell/progress.ts";
 import { type RetryPolicy, type RowOutcome, type SavedPdf, tryRow } from "./row_tries.ts";
-import { STOP_FILE_POLL_MS } from "../timings.ts";
+import { STOP_FILE_POLL_MS } from "../../timings.ts";
 
 export type { RetryPolicy, RowOutcome, SavedPdf };
 

@@ -1,11 +1,11 @@
 // The run's report glue without a browser: a try's end as the report tells it, a thumbnail taken once and
 // only of a page the try loaded, and one that fails or cannot be taken never failing the row.
 import assert from "node:assert/strict";
-import type { Tab } from "../../lib/browser/tab/tab.ts";
-import { CdpTimeoutError, StopRequestedError } from "../../lib/errors.ts";
-import type { JobLogger } from "../../lib/run/job_log.ts";
-import { RunReporting } from "../../lib/run/run_reporting.ts";
-import { TestFolder } from "../helpers/job_process.ts";
+import type { Tab } from "../../../lib/browser/tab/tab.ts";
+import { CdpTimeoutError, StopRequestedError } from "../../../lib/errors.ts";
+import type { JobLogger } from "../../../lib/run/shell/job_log.ts";
+import { RunReporting } from "../../../lib/run/observers/run_reporting.ts";
+import { TestFolder } from "../../helpers/job_process.ts";
 
 /**
  * A stand-in for a tab: `thumbnail` answers as `answer` says, counting its calls; `load()` shows a page in it

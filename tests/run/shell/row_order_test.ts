@@ -1,6 +1,6 @@
-// The rows' log lines in file order when rows run at once (lib/run/row_order.ts): pure logic.
+// The rows' log lines in file order when rows run at once (lib/run/shell/row_order.ts): pure logic.
 import assert from "node:assert/strict";
-import { RowOrder } from "../../lib/run/row_order.ts";
+import { RowOrder } from "../../../lib/run/shell/row_order.ts";
 
 Deno.test("RowOrder: one row at a time writes every line at once", () => {
   const written: string[] = [];

@@ -9,10 +9,10 @@
  *
  * @module
  */
-import type { Tab } from "../browser/tab/tab.ts";
-import { formatSeconds } from "../deadline.ts";
-import { waitForFonts } from "../browser/ready/font_wait.ts";
-import { pause, type PauseName, type Timings } from "../timings.ts";
+import type { Tab } from "../../browser/tab/tab.ts";
+import { formatSeconds } from "../../deadline.ts";
+import { waitForFonts } from "../../browser/ready/font_wait.ts";
+import { pause, type PauseName, type Timings } from "../../timings.ts";
 
 /** A pause that waits for a page (Job B's pause between rows waits for the portal, not for a page). */
 export type PagePause = Exclude<PauseName, "betweenRows">;
@@ -25,7 +25,7 @@ export type PagePause = Exclude<PauseName, "betweenRows">;
 const READY_WAITS: Readonly<Partial<Record<PagePause, string>>> = {
   afterFrameSource: "after its frame was pointed at the detail page",
   noDetailId: "without a detail record id",
-  beforePrint: "before printing",
+  afterPageLoad: "before printing",
 };
 
 /** The waits of one row in one tab. */
@@ -37,8 +37,15 @@ export interface RowWaits {
    * pause starts with the change), under `ready` the readiness wait after it.
    */
   alongside<T>(name: PagePause, work: Promise<T>): Promise<T>;
+  /**
+   * Shows a page with `page`, waits the pause `name` and makes the job's own request for the row with
+   * `request`, returning its answer: under `pauses` one after the other, in the spec's order; under `ready`
+   * the request runs while the page loads (and is waited for however the page ends), its pause being the
+   * readiness wait's.
+   */
+  pageThenRequest<T>(page: () => Promise<void>, name: PagePause, request: () => Promise<T>): Promise<T>;
   /** Just before the print: the web-font wait under `pauses`; nothing under `ready`, whose last wait had it. */
-  beforePrint(): Promise<void>;
+  fonts(): Promise<void>;
 }
 
 /**
@@ -55,7 +62,12 @@ export async function rowWaits(
     return {
       pause: (name) => pause(timings, name, signal),
       alongside: async (name, work) => (await Promise.all([work, pause(timings, name, signal)]))[0],
-      beforePrint: () => waitForFonts(tab, timings.waitTimeoutMs, warn),
+      pageThenRequest: async (page, name, request) => {
+        await page();
+        await pause(timings, name, signal);
+        return await request();
+      },
+      fonts: () => waitForFonts(tab, timings.waitTimeoutMs, warn),
     };
   }
   await tab.trackRequests();
@@ -78,6 +90,18 @@ export async function rowWaits(
       await ready(name);
       return result;
     },
-    beforePrint: () => Promise.resolve(),
+    pageThenRequest: async (page, name, request) => {
+      const answer = request();
+      answer.catch(() => {});
+      try {
+        await page();
+      } catch (error) {
+        await answer.catch(() => {});
+        throw error;
+      }
+      await ready(name);
+      return await answer;
+    },
+    fonts: () => Promise.resolve(),
   };
 }

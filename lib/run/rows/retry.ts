@@ -12,7 +12,7 @@ import {
   ConnectionError,
   HttpStatusError,
   NavigationError,
-} from "../errors.ts";
+} from "../../errors.ts";
 
 /** The first wait before a retry, at pause scale 1. */
 export const RETRY_BASE_MS = 2_000;

@@ -1,40 +1,21 @@
 /**
- * The provenance of a run's rows under `--provenance`: what the job learns while it captures a row (the pages
- * it printed, its own requests, the browser) gathered into the record that `appendProvenance` appends to the
- * row's PDF, the SHA-256 of the printed bytes for the row's `saved` line, and the run's account of the time
- * the updates took.
+ * The provenance of a run's rows under `--provenance`, an observer of the run: what the job learns while it
+ * captures a row (the pages it printed, its own requests, the browser) gathered into the record that
+ * `appendProvenance` appends to the row's PDF, the SHA-256 of the printed bytes for the row's `saved` line,
+ * and the run's account of the time the updates took.
  *
  * @module
  */
-import type { BrowserVersion, Tab } from "../browser/tab/tab.ts";
-import type { CommonConfig } from "../config/job_config.ts";
-import { offsetTimestamp } from "../provenance/capture_time.ts";
-import type { CaptureJob, PageRecord, RequestRecord } from "../provenance/capture_record.ts";
-import { appendProvenance } from "../provenance/pdf_update.ts";
-import { VERSION } from "./job_runner.ts";
-import type { SavedPdf } from "./row_tries.ts";
+import type { Browser, BrowserVersion } from "../../browser/browser.ts";
+import type { CommonConfig } from "../../config/job_config.ts";
+import { offsetTimestamp } from "../../provenance/capture_time.ts";
+import type { PageRecord, RecordedJob, RequestRecord } from "../../provenance/capture_record.ts";
+import { appendProvenance } from "../../provenance/pdf_update.ts";
+import type { JobLogger } from "../shell/job_log.ts";
+import { VERSION } from "../shell/job_runner.ts";
+import type { AnsweredDocument, RowFacts, RowObserver } from "../rows/row_observer.ts";
+import type { SavedPdf } from "../rows/row_tries.ts";
 import { timeAccount } from "./time_account.ts";
-
-/** The row as its PDF's provenance names it. */
-export interface ProvenanceRow {
-  /** The row's 1-based index in the input. */
-  index: number;
-  /** The row's CSV values under the spec's field names. */
-  values: Record<string, string>;
-  /** The row's number: the FCR or container number (the title is `<invoice> <number>`). */
-  number: string;
-  /** The row's invoice. */
-  invoice: string;
-  /** The PDF's file name. */
-  pdfFile: string;
-}
-
-/** A document's answer as the browser or `fetch` told it: the `Date` header is read from `headers`. */
-export interface AnsweredDocument {
-  url: string;
-  status: number;
-  headers: Readonly<Record<string, string>>;
-}
 
 /** The `{url, status, date}` of an answer, `date` only when the server sent a `Date` header. */
 export function pageRecord({ url, status, headers }: AnsweredDocument): PageRecord {
@@ -42,22 +23,45 @@ export function pageRecord({ url, status, headers }: AnsweredDocument): PageReco
   return { url, status, ...(date === undefined ? {} : { date }) };
 }
 
+/**
+ * `--provenance` as an observer of the run: each try's record filled in from what the job tells the seam (its
+ * own requests, the pages it prints), appended after the printed bytes, its SHA-256 given to the row's
+ * `saved` line; the run's account logged once no row is left. `job` is the name the records give the job.
+ */
+export function provenanceObserver(config: CommonConfig, job: RecordedJob, logger: JobLogger): RowObserver {
+  const run = new RunProvenance(config, job);
+  return {
+    readsAnswers: true,
+    tryIn({ browser, row }) {
+      const provenance = run.forRow(browser, row);
+      let amend: ((printed: Uint8Array) => Promise<Uint8Array>) | undefined;
+      return {
+        requested: (method, answer) => provenance.request(method, answer),
+        printing: (pages) => void (amend = provenance.atPrint(pages.map(pageRecord))),
+        amend: (pdf) => amend!(pdf),
+        saved: (pdf) => ({ ...pdf, ...provenance.saved() }),
+      };
+    },
+    rowsDone: () => Promise.resolve(logger.info(run.account())),
+  };
+}
+
 /** The provenance of a run's rows, and the time their updates took. */
 export class RunProvenance {
   readonly #config: CommonConfig;
-  readonly #job: CaptureJob;
+  readonly #job: RecordedJob;
   /** How long each row's update took, in ms: the work it adds to its row's path. */
   readonly #updateMs: number[] = [];
 
-  constructor(config: CommonConfig, job: CaptureJob) {
+  constructor(config: CommonConfig, job: RecordedJob) {
     this.#config = config;
     this.#job = job;
   }
 
-  /** The provenance of one try at `row`, captured in `tab`. */
-  forRow(tab: Pick<Tab, "browserVersion">, row: ProvenanceRow): RowProvenance {
+  /** The provenance of one try at `row`, captured in a tab of `browser`. */
+  forRow(browser: Pick<Browser, "version">, row: RowFacts): RowProvenance {
     const updated = (ms: number) => this.#updateMs.push(ms);
-    return new RowProvenance({ config: this.#config, job: this.#job, updated }, tab, row);
+    return new RowProvenance({ config: this.#config, job: this.#job, updated }, browser, row);
   }
 
   /** The run's account of its updates in one line: how many, and how long each took. */
@@ -70,7 +74,7 @@ export class RunProvenance {
 /** What a row's provenance takes from its run. */
 interface RunContext {
   config: CommonConfig;
-  job: CaptureJob;
+  job: RecordedJob;
   /** Told how long the row's update took, in ms. */
   updated(ms: number): void;
 }
@@ -78,16 +82,16 @@ interface RunContext {
 /** The provenance of one try at a row, filled in as the job captures it. */
 export class RowProvenance {
   readonly #run: RunContext;
-  readonly #row: ProvenanceRow;
+  readonly #row: RowFacts;
   readonly #browser: Promise<BrowserVersion>;
   readonly #requests: RequestRecord[] = [];
   #sha256: string | undefined;
 
-  /** Starts asking `tab` for the browser's version at once: the answer is there by the print. */
-  constructor(run: RunContext, tab: Pick<Tab, "browserVersion">, row: ProvenanceRow) {
+  /** Starts asking `browser` for its version at once: the answer is there by the print. */
+  constructor(run: RunContext, browser: Pick<Browser, "version">, row: RowFacts) {
     this.#run = run;
     this.#row = row;
-    this.#browser = tab.browserVersion();
+    this.#browser = browser.version();
     this.#browser.catch(() => {});
   }
 

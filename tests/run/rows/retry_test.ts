@@ -8,14 +8,14 @@ import {
   HttpStatusError,
   NavigationError,
   PageScriptError,
-} from "../../lib/errors.ts";
+} from "../../../lib/errors.ts";
 import {
   MAX_RETRY_AFTER_S,
   mayPass,
   RETRY_MAX_BACKOFF_MS,
   retryAfterMs,
   retryDelayMs,
-} from "../../lib/run/retry.ts";
+} from "../../../lib/run/rows/retry.ts";
 
 Deno.test("mayPass: timeouts, lost connections, 5xx, 429 and a gone browser may pass; the rest will not", () => {
   const cases: [unknown, boolean][] = [

@@ -1,20 +1,21 @@
 /**
- * The run's report under `--report`: the report's model fed from the run (the rows once read, each try's
- * start and end, each row's end, a thumbnail of the page each row printed or failed on), the file rewritten
- * now and then while rows end, and written once more when the run ends or is stopped. Without `--report`
- * there is none: no thumbnail is taken, no call is made.
+ * The run's report under `--report`, an observer of the run: the report's model fed from the run (the rows
+ * once read, each try's start and end, each row's end, a thumbnail of the page each row printed or failed
+ * on), the file rewritten now and then while rows end, and written once more when the run ends or is stopped.
+ * Without `--report` there is none: no thumbnail is taken, no call is made.
  *
  * @module
  */
-import type { Tab } from "../browser/tab/tab.ts";
-import { errorText, StopRequestedError } from "../errors.ts";
-import { localTimestamp } from "../local_timestamp.ts";
-import { pdfHref, reportHtml } from "../report/report_html.ts";
-import { ReportFile } from "../report/report_file.ts";
-import { RunReport } from "../report/run_report.ts";
-import { THUMBNAIL_MS } from "../timings.ts";
-import type { JobLogger } from "./job_log.ts";
-import type { RowOutcome } from "./row_tries.ts";
+import type { Tab } from "../../browser/tab/tab.ts";
+import { errorText, StopRequestedError } from "../../errors.ts";
+import { localTimestamp } from "../../local_timestamp.ts";
+import { pdfHref, reportHtml } from "../../report/report_html.ts";
+import { ReportFile } from "../../report/report_file.ts";
+import { RunReport } from "../../report/run_report.ts";
+import { THUMBNAIL_MS } from "../../timings.ts";
+import type { JobLogger } from "../shell/job_log.ts";
+import type { RowObserver } from "../rows/row_observer.ts";
+import type { RowOutcome } from "../rows/row_tries.ts";
 import { timeAccount } from "./time_account.ts";
 
 /** A thumbnail's width in pixels (its height follows the viewport's shape: 320 × 180–200). */
@@ -24,9 +25,6 @@ export const THUMBNAIL_QUALITY = 60;
 
 /** Takes the thumbnail of the page the row's tab shows now, once; never fails. */
 export type TakeThumbnail = () => Promise<void>;
-
-/** The thumbnail of a run without a report: none. */
-export const NO_THUMBNAIL: TakeThumbnail = () => Promise.resolve();
 
 /** What a run's report needs to know of the run. */
 export interface RunReportingOptions {
@@ -40,6 +38,26 @@ export interface RunReportingOptions {
   logger: JobLogger;
   /** The run's stop: no thumbnail is taken once it aborted. */
   signal: AbortSignal;
+}
+
+/**
+ * `--report` as an observer of the run: each try's span, each row's end, and the thumbnail of the page each
+ * row printed (taken as the tab leaves it: before Job A's return to the portal's root, after Job B's row) or
+ * failed on; the report written when the run ends, however it ends.
+ */
+export function reportObserver(options: RunReportingOptions): RowObserver {
+  const reporting = new RunReporting(options);
+  return {
+    rowsRead: (labels) => reporting.rowsRead(labels),
+    aroundTry: (index, work) => reporting.try(index, work),
+    tryIn({ tab, row, warn }) {
+      const thumbnail = reporting.thumbnailOf(tab, row.index, warn);
+      return { leavingPage: thumbnail, failed: thumbnail };
+    },
+    rowEnded: (index, outcome) => reporting.rowEnded(index, outcome),
+    rowsDone: () => reporting.thumbnailsTaken(),
+    runEnded: (exitCode) => reporting.finish(exitCode),
+  };
 }
 
 /** One run's report. */

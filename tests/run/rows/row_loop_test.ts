@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
 import { configure, getLogger, type LogRecord, reset } from "@logtape/logtape";
-import { type RetryPolicy, type RowLoopOptions, type RowOutcome, runRows } from "../../lib/run/row_loop.ts";
-import { StopRequestedError } from "../../lib/errors.ts";
-import { sleep } from "../../lib/timings.ts";
-import { AMPLE_MS } from "../helpers/host_speed.ts";
+import {
+  type RetryPolicy,
+  type RowLoopOptions,
+  type RowOutcome,
+  runRows,
+} from "../../../lib/run/rows/row_loop.ts";
+import { StopRequestedError } from "../../../lib/errors.ts";
+import { sleep } from "../../../lib/timings.ts";
+import { AMPLE_MS } from "../../helpers/host_speed.ts";
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/;
 

@@ -3,11 +3,11 @@
 // saved line, each try's requests its own, and the run's account of the time the updates took. Time bounds:
 // see tests/helpers/browser_fixture.ts.
 import assert from "node:assert/strict";
-import { type Command, parsePortCommand, type PortConfig } from "../../lib/config/job_config.ts";
-import { checkProvenance } from "../../lib/provenance/pdf_provenance.ts";
-import { pageRecord, RunProvenance } from "../../lib/run/row_provenance.ts";
-import { TabFixture } from "../helpers/browser_fixture.ts";
-import { printPage, REPORT_PAGE } from "../provenance/printed_fixture.ts";
+import { type Command, parsePortCommand, type PortConfig } from "../../../lib/config/job_config.ts";
+import { checkProvenance } from "../../../lib/provenance/pdf_provenance.ts";
+import { pageRecord, RunProvenance } from "../../../lib/run/observers/row_provenance.ts";
+import { TabFixture } from "../../helpers/browser_fixture.ts";
+import { printPage, REPORT_PAGE } from "../../provenance/printed_fixture.ts";
 
 /** Job B's configuration for `flags`. */
 function portConfig(...flags: string[]): PortConfig {
@@ -50,18 +50,18 @@ Deno.test("RunProvenance: the record of each try, its SHA-256, and the run's acc
         portConfig("--provenance", "--user-agent=capture-jobs test", "--verify"),
         "port-tracking",
       );
-      const failedTry = run.forRow(fixture.tab, ROW);
+      const failedTry = run.forRow(fixture.browser, ROW);
       failedTry.request("POST", { ...PAGE, status: 503 });
       assert.deepEqual(failedTry.saved(), { file: ROW.pdfFile });
 
-      const row = run.forRow(fixture.tab, ROW);
+      const row = run.forRow(fixture.browser, ROW);
       row.request("POST", PAGE);
       const amend = row.atPrint([pageRecord(PAGE)]);
       const pdf = new Uint8Array([...printed, ...await amend(printed)]);
       const verdict = await checkProvenance(pdf);
       assert.equal(verdict.status, "intact");
       const { record } = verdict as Extract<typeof verdict, { status: "intact" }>;
-      const { product } = await fixture.tab.browserVersion();
+      const { product } = await fixture.browser.version();
       assert.deepEqual(
         { ...record, capturedAt: undefined, printed: undefined },
         {
@@ -89,10 +89,10 @@ Deno.test("RunProvenance: the record of each try, its SHA-256, and the run's acc
   );
 
   await t.step("without --user-agent the record gives the browser's own", async () => {
-    const row = new RunProvenance(portConfig("--provenance"), "port-tracking").forRow(fixture.tab, ROW);
+    const row = new RunProvenance(portConfig("--provenance"), "port-tracking").forRow(fixture.browser, ROW);
     const verdict = await checkProvenance(new Uint8Array([...printed, ...await row.atPrint([])(printed)]));
     assert.equal(verdict.status, "intact");
-    const { userAgent } = await fixture.tab.browserVersion();
+    const { userAgent } = await fixture.browser.version();
     assert.match(userAgent, /HeadlessChrome\//);
     assert.equal((verdict as Extract<typeof verdict, { status: "intact" }>).record.userAgent, userAgent);
   });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { timeAccount } from "../../lib/run/time_account.ts";
+import { timeAccount } from "../../../lib/run/observers/time_account.ts";
 
 Deno.test("timeAccount: how many, the median and the longest, whatever the order", () => {
   assert.equal(timeAccount([], { what: "PDF", decimals: 1 }), undefined);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { getConfig, getLogger, type LogRecord } from "@logtape/logtape";
-import { formatLogLine, LOG_CATEGORY, startJobLog } from "../../lib/run/job_log.ts";
-import { localTimestamp } from "../../lib/local_timestamp.ts";
+import { formatLogLine, LOG_CATEGORY, startJobLog } from "../../../lib/run/shell/job_log.ts";
+import { localTimestamp } from "../../../lib/local_timestamp.ts";
 
 const text = (log: { bytes(): Uint8Array }) => new TextDecoder().decode(log.bytes());
 const LINE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3} (INFO|WARNING|ERROR|FATAL) .*\n$/;

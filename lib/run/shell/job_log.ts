@@ -7,7 +7,7 @@
  * @module
  */
 import { configure, getLogger, type Logger, type LogRecord, reset } from "@logtape/logtape";
-import { localTimestamp } from "../local_timestamp.ts";
+import { localTimestamp } from "../../local_timestamp.ts";
 import { RowOrder } from "./row_order.ts";
 import { stderrStatusLine, writeAll } from "./status_line.ts";
 

@@ -6,9 +6,9 @@
  * @module
  */
 import { join } from "node:path";
-import { isCompletePdf } from "../complete_pdf.ts";
-import type { CommonConfig } from "../config/job_config.ts";
-import { EXIT_ROW_ERRORS } from "./job_runner.ts";
+import { isCompletePdf } from "../../complete_pdf.ts";
+import type { CommonConfig } from "../../config/job_config.ts";
+import { EXIT_OK, EXIT_ROW_ERRORS } from "../../exit_codes.ts";
 import { mayPass, retryDelayMs } from "./retry.ts";
 import type { RetryPolicy, RowLoopResult } from "./row_loop.ts";
 
@@ -51,5 +51,5 @@ export function finishedExitCode(
   config: Pick<CommonConfig, "failOnRowErrors">,
   outcome: Pick<RowLoopResult<unknown>, "failureCount">,
 ): number {
-  return config.failOnRowErrors && outcome.failureCount > 0 ? EXIT_ROW_ERRORS : 0;
+  return config.failOnRowErrors && outcome.failureCount > 0 ? EXIT_ROW_ERRORS : EXIT_OK;
 }

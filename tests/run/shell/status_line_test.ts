@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { StatusLine, writeAll } from "../../lib/run/status_line.ts";
-import { LOG_LINE, PROGRESS, screenLines } from "../helpers/terminal_screen.ts";
+import { StatusLine, writeAll } from "../../../lib/run/shell/status_line.ts";
+import { LOG_LINE, PROGRESS, screenLines } from "../../helpers/terminal_screen.ts";
 
 const LOG = "2026-01-02T03:04:05.678 INFO Row 2/3 (container X, invoice Y): processing\n";
 

@@ -1,0 +1,42 @@
+/**
+ * The run's own observers, as its options ask for them: the run report under `--report`, each PDF's
+ * provenance under `--provenance`. `runCapture` adds those a job hands it (`--verify`'s and
+ * `--fail-on-text`'s checks).
+ *
+ * @module
+ */
+import type { CommonConfig, JobKind } from "../../config/job_config.ts";
+import { JOB_COMMANDS } from "../../config/options.ts";
+import type { RowObserver } from "../rows/row_observer.ts";
+import type { JobLogger } from "../shell/job_log.ts";
+import { provenanceObserver } from "./row_provenance.ts";
+import { reportObserver } from "./run_reporting.ts";
+
+/** What the run's observers need of it besides its configuration. */
+export interface RunObserversOptions {
+  /** The job's name in the report: "Port Container Location". */
+  jobName: string;
+  logger: JobLogger;
+  /** The run's stop. */
+  signal: AbortSignal;
+}
+
+/** The observers `config`'s options add to the run of job `config.kind`; none without them. */
+export function runObservers(
+  config: CommonConfig & { kind: JobKind },
+  { jobName, logger, signal }: RunObserversOptions,
+): RowObserver[] {
+  const observers: RowObserver[] = [];
+  if (config.reportFile !== undefined) {
+    observers.push(reportObserver({
+      reportFile: config.reportFile,
+      outputDir: config.outputDir,
+      job: jobName,
+      jobId: config.jobId,
+      logger,
+      signal,
+    }));
+  }
+  if (config.provenance) observers.push(provenanceObserver(config, JOB_COMMANDS[config.kind], logger));
+  return observers;
+}

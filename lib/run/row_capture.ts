@@ -1,0 +1,183 @@
+/**
+ * One try at a row in its tab: what the job's procedure has at hand ({@linkcode RowContext}), and the seam
+ * where the options' observers (`rows/row_observer.ts`) hear what it does. The procedure tells what it asks
+ * for, shows and notices, and prints through the context; each option adds its part at those points, so that
+ * no option needs a branch in a job file or a member on `Tab`.
+ *
+ * @module
+ */
+import type { Browser } from "../browser/browser.ts";
+import { type PrintParams, printPdf } from "../browser/pdf_output.ts";
+import type { Tab } from "../browser/tab/tab.ts";
+import type { CommonConfig } from "../config/job_config.ts";
+import { PRINT_TIMEOUT_MS } from "../timings.ts";
+import type { AnsweredDocument, RowFacts, RowObserver, TryObserver } from "./rows/row_observer.ts";
+import type { SavedPdf } from "./rows/row_tries.ts";
+import { type RowWaits, rowWaits } from "./rows/row_waits.ts";
+import type { JobLogger } from "./shell/job_log.ts";
+
+/** What a job's work on one row has at hand. */
+export interface RowContext {
+  /** The row's 1-based number in the file. */
+  index: number;
+  /** The row's logger: its lines stay in file order. */
+  logger: JobLogger;
+  /** Logs a warning about the row, prefixed with its number. */
+  warn(message: string): void;
+  /** The row's waits for its pages: the spec's pauses, or readiness waits under `--wait-until=ready`. */
+  waits: RowWaits;
+  /**
+   * What the procedure noticed that the spec lets pass (a detail frame that never came, no detail id): a
+   * warning, `problem` and then what the row does about it (`goingOn`); under `--verify` the row's failure,
+   * which another try may cure when `mayPass`.
+   */
+  notice(problem: string, options: { mayPass: boolean; goingOn?: string }): void;
+  /**
+   * The procedure shows a page, named `what` ("the shipment page"), or with `frameId` a page in that frame:
+   * under `--verify` it is checked now (no bot wall, an answer below 400) and fails the row when it is not
+   * what was asked for. Settles at once without such a check.
+   */
+  pageShown(what: string, frameId?: string): Promise<void>;
+  /** Tells the options one of the job's own HTTP requests for the row and its answer (`--provenance` records it). */
+  requested(method: string, answer: AnsweredDocument): void;
+  /**
+   * Prints the tab into the row's PDF, a hidden partial file until {@linkcode PrintedRow.save}; `pages` are
+   * the documents it prints as their answers came, the page first (the options check and record them).
+   */
+  print(params: PrintParams, pages: readonly AnsweredDocument[]): Promise<PrintedRow>;
+  /**
+   * The procedure is about to leave the page it printed (Job A's return to the portal's root): what the
+   * options take of that page (`--report`'s thumbnail) is taken first; settles when it is. A procedure that
+   * stays on its page need not call it: the row's end counts as leaving it.
+   */
+  leavePage(): Promise<void>;
+}
+
+/** A row's PDF printed, not yet under its name. */
+export interface PrintedRow {
+  /**
+   * Runs the options' checks of the printed bytes and their amendments, and renames the PDF into place;
+   * returns it as the row's `saved` line tells it. On failure no PDF is left. The tab is free meanwhile.
+   */
+  save(): Promise<SavedPdf>;
+}
+
+/** One try at a row, as `runCapture` hands it to the job. */
+export interface RowTry<Row> {
+  row: Row;
+  /** The row as the options see it. */
+  facts: RowFacts;
+  logger: JobLogger;
+  config: CommonConfig;
+  observers: readonly RowObserver[];
+  /** Whether the tab follows its pages' answers from the try's start (a job whose pages the browser fetched). */
+  followAnswers: boolean;
+  signal: AbortSignal;
+  /** The job's work on the row. */
+  capture(tab: Tab, row: Row, context: RowContext): Promise<SavedPdf>;
+}
+
+/**
+ * Runs one try at a row in `tab` of `browser`: the row's waits, the options' observers of the try, then the
+ * job's work, told to the observers when it fails.
+ */
+export async function captureInTab<Row>(tab: Tab, browser: Browser, attempt: RowTry<Row>): Promise<SavedPdf> {
+  const { facts, logger, config, signal } = attempt;
+  const warn = (message: string) => logger.warn(`Row ${facts.index}: ${message}`);
+  const waits = await rowWaits(tab, config.timings, { signal, warn });
+  if (attempt.followAnswers) await tab.answers.track();
+  const tries = attempt.observers.flatMap((observer) =>
+    observer.tryIn?.({ tab, browser, row: facts, warn }) ?? []
+  );
+  const context = rowContext(tab, { facts, logger, warn, waits, tries, outputDir: config.outputDir });
+  try {
+    const saved = await attempt.capture(tab, attempt.row, context);
+    // The row is done; what is taken of its page is taken while the next row begins, whose first use of the
+    // tab waits for it (Tab.thumbnail).
+    void context.leavePage();
+    return saved;
+  } catch (error) {
+    for (const observer of tries) await observer.failed?.();
+    throw error;
+  }
+}
+
+/** What a try's context is made of. */
+interface ContextParts {
+  facts: RowFacts;
+  logger: JobLogger;
+  warn(message: string): void;
+  waits: RowWaits;
+  /** The observers of the try, in the run's order. */
+  tries: readonly TryObserver[];
+  outputDir: string;
+}
+
+function rowContext(tab: Tab, { facts, logger, warn, waits, tries, outputDir }: ContextParts): RowContext {
+  let left: Promise<void> | undefined;
+  return {
+    index: facts.index,
+    logger,
+    warn,
+    waits,
+    notice(problem, { mayPass, goingOn }) {
+      for (const observer of tries) observer.noticed?.(problem, mayPass);
+      warn(goingOn === undefined ? problem : `${problem}; ${goingOn}`);
+    },
+    async pageShown(what, frameId) {
+      for (const observer of tries) await observer.pageShown?.(what, frameId);
+    },
+    requested(method, answer) {
+      for (const observer of tries) observer.requested?.(method, answer);
+    },
+    async print(params, pages) {
+      for (const observer of tries) observer.printing?.(pages);
+      const checks = tries.filter((observer) => observer.check !== undefined);
+      const amends = tries.filter((observer) => observer.amend !== undefined);
+      const printed = await printPdf(tab, outputDir, {
+        fileName: facts.pdfFile,
+        params,
+        timeoutMs: PRINT_TIMEOUT_MS,
+        ...(checks.length === 0 ? {} : {
+          check: async (pdf: Uint8Array) => {
+            for (const observer of checks) await observer.check!(pdf);
+          },
+        }),
+        ...(amends.length === 0 ? {} : { amend: (pdf: Uint8Array) => amended(pdf, amends) }),
+      });
+      return {
+        async save() {
+          await printed.save();
+          return tries.reduce((saved, observer) => observer.saved?.(saved) ?? saved, { file: facts.pdfFile });
+        },
+      };
+    },
+    leavePage() {
+      left ??= (async () => {
+        for (const observer of tries) await observer.leavingPage?.();
+      })();
+      return left;
+    },
+  };
+}
+
+/** What `amends` append after `printed`, each given the PDF as the ones before it left it. */
+async function amended(printed: Uint8Array, amends: readonly TryObserver[]): Promise<Uint8Array> {
+  const added: Uint8Array[] = [];
+  let pdf = printed;
+  for (const [i, observer] of amends.entries()) {
+    added.push(await observer.amend!(pdf));
+    if (i < amends.length - 1) pdf = joined([pdf, added.at(-1)!]);
+  }
+  return added.length === 1 ? added[0]! : joined(added);
+}
+
+function joined(parts: readonly Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  return bytes;
+}
