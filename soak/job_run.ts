@@ -14,7 +14,7 @@ import {
   type RecordedRequest,
   type Sandbox,
 } from "../fixtures/sandbox.ts";
-import { HOLD_PATH } from "../fixtures/sandbox/holding_pages.ts";
+import { HOLD_PATH, type HoldingPhase } from "../fixtures/sandbox/holding_pages.ts";
 import { stopFileName } from "../lib/file_names.ts";
 import { collectText, jobCommandArgs, ROOT } from "../tests/helpers/job_process.ts";
 import {
@@ -84,10 +84,29 @@ export interface JobRunInput {
   killedValues: Set<string>;
   /** `--pool`: the job runs through this pool instead of a browser of its own. */
   pool?: SoakPool;
+  /** The job's `--http-timeout` and `--wait-timeout`, in seconds ({@linkcode LIMIT_S} when unset). */
+  limitS?: number;
 }
 
 const POLL_MS = 25;
 const SAMPLE_MS = 500;
+
+/**
+ * The job's `--http-timeout` and `--wait-timeout`, in seconds. Each bounds both what must come (the sandbox's
+ * answers, a report or a detail page loading) and what never does (a hanging portal, search or job server, a
+ * page without its frame, a font never sent, a detail page that never ends): the sandbox holds those until it
+ * closes (soak.ts), so no bound turns one into the other; it only sets what each of those costs, once a try.
+ * 10 s: a plain row's whole work took at most 6.6 s beside two busy loops on a 2-core host (Job A, the first of
+ * four rows at once), and `--seeds 1-5 --rows 30` runs out about 50 such waits, which a minute each would make
+ * half an hour. The soak's tests, whose draws run out none, give `AMPLE_S` instead (`SoakOptions.limitS`).
+ */
+const LIMIT_S = 10;
+
+/** The phase a HOLDLOAD report's held script announces. */
+const LATE_LOAD_PHASE: HoldingPhase = "load";
+
+/** How late a HOLDLOAD report's held script arrives: the report loads late, long before `LIMIT_S`. */
+const LATE_LOAD_MS = 3_000;
 
 /** The job's command-line arguments for this run. */
 export function jobArgs(input: JobRunInput, csv: string): string[] {
@@ -110,11 +129,8 @@ export function jobArgs(input: JobRunInput, csv: string): string[] {
     "0",
     ...site,
     "--pause-scale=0",
-    // Shorter than the sandbox's slow answers (3 s): a hanging server costs a row 2 s, not 30.
-    "--http-timeout=2",
-    // Not shorter: on a loaded 2-core host a plain report took over 2 s to load, and a page printed before
-    // it arrived is blank (seed 3, Job B, 40 rows): the wait must outlast the host, only the holds may not.
-    "--wait-timeout=5",
+    `--http-timeout=${input.limitS ?? LIMIT_S}`,
+    `--wait-timeout=${input.limitS ?? LIMIT_S}`,
     `--concurrency=${options.concurrency}`,
     `--retries=${options.retries}`,
     ...(options.failOnRowErrors ? ["--fail-on-row-errors"] : []),
@@ -137,16 +153,71 @@ export function planCsv(plan: SoakPlan): string {
 /** Runs the job once to its end. */
 export async function runJobOnce(input: JobRunInput): Promise<JobRunRecord> {
   const loss = input.pool ? new MemberLoss(input.plan.rows, input.killedValues) : undefined;
-  if (loss) input.sandbox.holdUntil = loss.hold;
+  const holds = new RunHolds();
+  input.sandbox.holdUntil = (request) => loss?.hold(request) ?? holds.hold(request);
   try {
-    return await runWatched(input, loss);
+    return await runWatched(input, loss, holds);
   } finally {
     loss?.release();
+    holds.end();
     delete input.sandbox.holdUntil;
   }
 }
 
-async function runWatched(input: JobRunInput, loss: MemberLoss | undefined): Promise<JobRunRecord> {
+/**
+ * The holds of the soak's own pages during one job run (the sandbox holds every other until it closes). A kill
+ * page stays in its phase until the soak is done with its kill (killed it, or found it killed already, or could
+ * not), so the kill never races the page's release; a HOLDLOAD report's script comes {@linkcode LATE_LOAD_MS}
+ * late.
+ */
+class RunHolds {
+  readonly #held = new Map<RecordedRequest, () => void>();
+  /** Kill requests the soak was done with before the sandbox asked to hold them. */
+  readonly #done = new Set<RecordedRequest>();
+  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+
+  /** The sandbox's `holdUntil` for a block request of a kill page or a HOLDLOAD report; undefined otherwise. */
+  readonly hold = (request: RecordedRequest): Promise<void> | undefined => {
+    if (request.path !== `${HOLD_PATH}/block`) return undefined;
+    if (request.query.phase === LATE_LOAD_PHASE) {
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          this.#timers.delete(timer);
+          resolve();
+        }, LATE_LOAD_MS);
+        this.#timers.add(timer);
+      });
+    }
+    if (killAsked(request) === undefined) return undefined;
+    if (this.#done.delete(request)) return Promise.resolve();
+    return new Promise((resolve) => this.#held.set(request, resolve));
+  };
+
+  /** The soak is done with the kill `request` asked for: its page goes on. */
+  done(request: RecordedRequest): void {
+    const release = this.#held.get(request);
+    if (release === undefined) this.#done.add(request);
+    else {
+      this.#held.delete(request);
+      release();
+    }
+  }
+
+  /** The run is over: every page still held goes on, and no timer is left. */
+  end(): void {
+    for (const release of this.#held.values()) release();
+    this.#held.clear();
+    this.#done.clear();
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+  }
+}
+
+async function runWatched(
+  input: JobRunInput,
+  loss: MemberLoss | undefined,
+  holds: RunHolds,
+): Promise<JobRunRecord> {
   const { sandbox, plan, folder, jobId } = input;
   const csv = join(folder.out, "..", "rows.csv");
   await Deno.writeTextFile(csv, planCsv(plan));
@@ -198,9 +269,14 @@ async function runWatched(input: JobRunInput, loss: MemberLoss | undefined): Pro
       const request = pages[seenPages]!;
       const kill = killAsked(request);
       const value = request.query.value!;
-      if (kill === undefined || input.killedValues.has(value)) continue;
+      if (kill === undefined) continue;
+      if (input.killedValues.has(value)) {
+        holds.done(request);
+        continue;
+      }
       input.killedValues.add(value);
       const missed = await deliverKill(kill, input);
+      holds.done(request);
       const index = byValue.get(value);
       if (missed !== undefined && record.stopFileCreated) {
         // The run is stopping, and its browser may be closed already (seen in CI: a row started just before

@@ -8,10 +8,14 @@
  */
 import type { BrowserlessPool } from "../fixtures/browserless.ts";
 import { type BrowserlessPair, startBrowserlessPair } from "../fixtures/browserless_pair.ts";
+import { AMPLE_MS } from "../tests/helpers/host_speed.ts";
 import { browserProcessesLeft, browserProcessesUnder, isMainBrowser } from "../tests/helpers/processes.ts";
 
-/** How long a run's session may take to leave the pool after the job exited (browserless closes its browser). */
-const SESSION_GONE_MS = 5_000;
+/**
+ * How long a run's session may take to leave the pool after the job exited (browserless closes its browser):
+ * it must, so only a session left behind runs the wait out; a loaded host may take seconds.
+ */
+const SESSION_GONE_MS = AMPLE_MS;
 
 /** The soak's pool. */
 export class SoakPool implements AsyncDisposable {
@@ -95,7 +99,7 @@ export class SoakPool implements AsyncDisposable {
   }
 }
 
-/** "1 running, 0 queued" when `member` still has sessions after a few seconds, else "". */
+/** "1 running, 0 queued" when `member` still has sessions after {@linkcode SESSION_GONE_MS}, else "". */
 async function sessionsLeft(member: BrowserlessPool): Promise<string> {
   const until = Date.now() + SESSION_GONE_MS;
   for (;;) {

@@ -23,7 +23,10 @@ export interface RunState {
   otherOutputs: string[];
   /** Entries left in the job's TMPDIR (its run folder, a report file). */
   tmpLeft: string[];
-  /** Processes whose command line names the run's TMPDIR, still alive 3 s after the job's exit. */
+  /**
+   * Processes whose command line names the run's TMPDIR, still alive when the wait for them to end ran out
+   * (a minute after the job's exit, or `processesEndMs`).
+   */
   processesLeft: number[];
   /** The text of the run's `--report`, when it wrote one. */
   report?: string;
@@ -31,8 +34,16 @@ export interface RunState {
   poolLeft: string[];
 }
 
-/** Reads the state of `folder` after a run of job `jobId` (through `pool`, if given). */
-export async function collectRunState(folder: RunFolder, jobId: string, pool?: SoakPool): Promise<RunState> {
+/**
+ * Reads the state of `folder` after a run of job `jobId` (through `pool`, if given), its processes given
+ * `processesEndMs` to end (`browserProcessesLeft`'s default when undefined).
+ */
+export async function collectRunState(
+  folder: RunFolder,
+  jobId: string,
+  pool?: SoakPool,
+  processesEndMs?: number,
+): Promise<RunState> {
   const pdfs = new Map<string, string>();
   const provenance = new Map<string, ProvenanceVerdict>();
   const otherOutputs: string[] = [];
@@ -52,7 +63,7 @@ export async function collectRunState(folder: RunFolder, jobId: string, pool?: S
     provenance,
     otherOutputs: otherOutputs.sort(),
     tmpLeft,
-    processesLeft: await browserProcessesLeft(folder.tmp),
+    processesLeft: await browserProcessesLeft(folder.tmp, processesEndMs),
     poolLeft: await pool?.afterRun() ?? [],
     ...(report === undefined ? {} : { report }),
   };

@@ -11,6 +11,7 @@ import { type Sandbox, startSandbox, writeLocalSecretFiles } from "../fixtures/s
 import { stopFileName } from "../lib/file_names.ts";
 import type { JobKind } from "../lib/config/option_types.ts";
 import { JOB_LETTERS } from "./behaviours.ts";
+import { MAX_TIMER_MS } from "../lib/timings.ts";
 import { checkRun, jobRssGrowth, pdfName as pdfNameOf } from "./checks.ts";
 import { drawRun, type SoakPlan } from "./draw.ts";
 import {
@@ -36,8 +37,19 @@ export interface SoakOptions {
   /** `--pool`: every run through a pool of two that sometimes loses a member. */
   pool?: boolean;
   minutes?: number;
+  /**
+   * The job's `--http-timeout` and `--wait-timeout`, in seconds (job_run.ts's 10 s when unset). A test whose
+   * draws have nothing that must run them out gives one only a hang misses, at no cost.
+   */
+  limitS?: number;
   /** The row model (tests hand in a wrong one). */
   model?: RowModel;
+  /**
+   * How long a run's processes get after the job's exit before those still alive count as outliving it; a
+   * minute when unset, which only a process left behind runs out. A test that leaves one on purpose, once the
+   * run's own have ended, shortens it: that one never ends, whatever the wait.
+   */
+  processesEndMs?: number;
   /** Called after each job process exits, before its folders are read (tests tamper with them here). */
   afterJob?: (folder: RunFolder, plan: SoakPlan) => Promise<void>;
   /** Told each run's result as soon as it is known. */
@@ -66,9 +78,11 @@ const SECRET = "SOAK-LOCAL-SECRET-7f3a9c";
 export async function runSoak(options: SoakOptions): Promise<SoakRunResult[]> {
   const secretDir = await Deno.makeTempDir({ prefix: "soak-secret-" });
   const localFileUrl = await writeLocalSecretFiles(secretDir, SECRET);
-  await using sandbox = await startSandbox({ slowMs: 3000, fontDelayMs: 1000, localFileUrl });
-  // Longer than the job's --http-timeout: "slow" is a job server that hangs.
-  sandbox.jobServer.slowMs = 3000;
+  // A hang never answers: the portal's SLOW, the search's SEARCHSLOW, the rest of a DETAILSLOW page and a "slow"
+  // job server hold their answers until the sandbox closes, so none can come after the job gave up on it, however
+  // late its timer fires. The holds of the soak's own pages end on the soak's word (job_run.ts).
+  await using sandbox = await startSandbox({ slowMs: MAX_TIMER_MS, fontDelayMs: 1000, localFileUrl });
+  sandbox.jobServer.slowMs = MAX_TIMER_MS;
   await using pool = options.pool ? await SoakPool.start() : undefined;
   const killedValues = new Set<string>();
   const results: SoakRunResult[] = [];
@@ -131,6 +145,7 @@ async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne):
       killedValues,
       ...(stopAfterRow === undefined ? {} : { stopAfterRow }),
       ...(pool ? { pool } : {}),
+      ...(options.limitS === undefined ? {} : { limitS: options.limitS }),
     });
     // Kept beside the run's folders: a failing run's files are left for a look.
     await Deno.writeTextFile(
@@ -142,7 +157,7 @@ async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne):
     const growth = jobRssGrowth(record.samples);
     if (growth !== undefined) jobRssGrowths.push(growth);
     killsMissed.push(...record.killsMissed);
-    return { record, prior, state: await collectRunState(folder, jobId, pool) };
+    return { record, prior, state: await collectRunState(folder, jobId, pool, options.processesEndMs) };
   };
   const check = (
     { record, prior, state }: Awaited<ReturnType<typeof run>>,
