@@ -16,14 +16,8 @@ import assert from "node:assert/strict";
 import { checkProvenance } from "../../lib/provenance/pdf_provenance.ts";
 import { detailIdFor, detailMarker, type Sandbox, startSandbox } from "../../fixtures/sandbox.ts";
 import { type BrowserlessPool, startBrowserless } from "../../fixtures/browserless.ts";
-import {
-  type JobProcessOptions,
-  type JobRun,
-  pdfText,
-  runJobProcess,
-  TestFolder,
-  waitUntil,
-} from "../helpers/job_process.ts";
+import { type JobRun, pdfText, TestFolder, waitUntil } from "../helpers/job_process.ts";
+import { CONTAINERS, outputOf, rowsIn, runOnPool, SHIPMENTS, untilLogged } from "../helpers/pool_jobs.ts";
 import { AMPLE_MS, AMPLE_S } from "../helpers/host_speed.ts";
 import { browserProcessesLeft, isAlive } from "../helpers/processes.ts";
 import { isJpeg, thumbnails } from "../helpers/report_cards.ts";
@@ -39,8 +33,6 @@ const POOL_TIMEOUT_MS = 4_000;
 const SESSION_LIMIT_MS = AMPLE_MS;
 
 const words = (text: string) => text.replace(/\s+/g, " ");
-const outputOf = (run: JobRun) => run.stdout + run.stderr;
-const CONTAINERS = "container_number,invoice_no";
 
 Deno.test("a browserless pool shared by both jobs: queue, session limits, a stop while queued", async (t) => {
   await using sandbox = await startSandbox();
@@ -83,46 +75,12 @@ Deno.test("a browserless pool shared by both jobs: queue, session limits, a stop
   assert.deepEqual(await browserProcessesLeft(pool.marker, AMPLE_MS), [], "no browser of the pool is left");
 });
 
-/** A CSV in `dir` of `values` with invoices `<prefix>-1`, `<prefix>-2` …, and the PDF names a run writes. */
-async function rowsIn(dir: TestFolder, header: string, values: string[], prefix: string) {
-  const lines = [header, ...values.map((value, i) => `${value},${prefix}-${i + 1}`)];
-  const csv = await dir.csv(`${prefix}.csv`, lines.join("\n"));
-  return { csv, pdfs: values.map((value, i) => `00${i + 1} ${prefix}-${i + 1} ${value}.pdf`) };
-}
-
-/** Runs a job on `csv` into `out` as `jobId` with `flags`, attached at `browserUrl`. */
-function runOnPool(
-  job: "shipment" | "port",
-  [csv, out, jobId]: [string, string, string],
-  flags: string[],
-  browserUrl: string,
-  options: JobProcessOptions,
-): Promise<JobRun> {
-  return runJobProcess(job, [csv, out, jobId, ...flags, `--browser-url=${browserUrl}`], options);
-}
-
-/**
- * Resolves once the job's output matches `pattern`, or once it has exited without (its run's checks then say
- * why); only a hang reaches `ms`.
- */
-async function untilLogged(
-  child: Deno.ChildProcess,
-  output: () => string,
-  pattern: RegExp,
-  ms: number,
-  what: string,
-): Promise<void> {
-  let exited = false;
-  child.status.finally(() => exited = true);
-  await waitUntil(() => exited || pattern.test(output()), ms, what);
-}
-
 async function bothJobsAtOnce(sandbox: Sandbox, pool: BrowserlessPool): Promise<void> {
   await using dirA = await TestFolder.create();
   await using dirB = await TestFolder.create();
   // Job A's last row holds its print, and with it the pool's one browser, until Job B says it waits for it.
   const fcrs = [...Array.from({ length: 5 }, (_, i) => `CPH-${i + 1}`), "CPH-HOLDPRINT-6"];
-  const rowsA = await rowsIn(dirA, "FCR Number,Invoice No", fcrs, "INV");
+  const rowsA = await rowsIn(dirA, SHIPMENTS, fcrs, "INV");
   const containers = ["MSCU1000001", "MSCU1000002", "MSCU1000003"];
   const rowsB = await rowsIn(dirB, CONTAINERS, containers, "B");
   const bWaits = Promise.withResolvers<void>();
