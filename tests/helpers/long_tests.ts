@@ -1,7 +1,7 @@
 /**
  * The tests that load this 2-core host the most or last the longest (a pool of two browserless instances, the
- * waits for a full or late pool, the soak's real runs, renderers killed while holding a 256 MB page, every hostile page at `--concurrency 3`, a
- * stop in every phase) run apart from the suite: `bash .ci/run` runs them after `deno task test`, one file at a
+ * waits for a full or late pool, the soak's real runs, renderers killed while holding a 256 MB page, every
+ * hostile page at `--concurrency 3`, a stop in every phase) run apart from the suite: `bash .ci/run` runs them after `deno task test`, one file at a
  * time, with `CAPTURE_LONG_TESTS=1`. In `deno task test` they show as ignored, so the suite stays near its
  * ~6 minutes. Their verdicts, like every test's, do not depend on the host's speed (tests/helpers/host_speed.ts):
  * they run apart for the suite's time and the host's load, not for their bounds.
