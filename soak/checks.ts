@@ -17,7 +17,7 @@ import { escapeHtml } from "../lib/report/html_text.ts";
 import { JOB_COMMANDS } from "../lib/config/options.ts";
 import type { RowStatus } from "../lib/run/rows/row_result.ts";
 import type { DrawnRow, SoakPlan } from "./draw.ts";
-import type { JobRunRecord, RssSample } from "./job_run.ts";
+import { type JobRunRecord, type RssSample, WAITS_FOR_POOL } from "./job_run.ts";
 import { firstTryFailure, type LoggedEnd, loggedEnds, retriedTries, rowLineIndexes } from "./log_lines.ts";
 import { exitCodeFor, type Prediction, type RowPrediction } from "./model.ts";
 import type { RunState } from "./run_state.ts";
@@ -47,6 +47,7 @@ export function checkRun(evidence: RunEvidence): string[] {
     ...checkExit(evidence, ends, stopped),
     ...checkRows(evidence, ends, stopped),
     ...checkLogOrder(evidence.record.stdout),
+    ...checkPoolWait(evidence.record),
     ...checkPdfs(evidence, ends),
     ...checkProvenances(evidence, ends),
     ...checkReport(evidence, ends, stopped),
@@ -150,6 +151,28 @@ function checkLogOrder(log: string): string[] {
   return at < 0
     ? []
     : [`log out of file order: a line of row ${indexes[at]} after one of row ${indexes[at - 1]}`];
+}
+
+/**
+ * A run that started with the pool full said once, before its first row, that it waits for the pool, and
+ * then that it had a browser after the pool's 429s: the wait cost no row a try (checked with the rows).
+ */
+function checkPoolWait(record: JobRunRecord): string[] {
+  if (!record.poolWasFull) return [];
+  const log = record.stdout;
+  const firstRow = log.search(/ Row \d+\/\d+ /);
+  const beforeRows = firstRow < 0 ? log : log.slice(0, firstRow);
+  const waits = beforeRows.match(new RegExp(WAITS_FOR_POOL.source, "g"))?.length ?? 0;
+  const got =
+    /INFO Got a browser from the pool after [\d.]+ s of waiting \(its answers meanwhile: HTTP 429 ×\d+\)/;
+  return [
+    ...(waits === 1
+      ? []
+      : [`the pool was full at the start: ${waits} lines before the first row say the job waits`]),
+    ...(got.test(beforeRows)
+      ? []
+      : ["the pool was full at the start: no line says when the job had its browser"]),
+  ];
 }
 
 /** The PDFs are exactly the successful rows', each showing its own row's page and no local file. */

@@ -48,6 +48,11 @@ export interface SoakPlan {
   options: DrawnOptions;
   /** `--pool`: the run goes through the soak's pool of two, and may lose a member. */
   pool: boolean;
+  /**
+   * `--pool`: every session and queue place of the pool is taken when the run starts, until the job has said
+   * that it waits (its first run only; a resumed run finds the pool free).
+   */
+  poolFullAtStart: boolean;
 }
 
 /** What the command line fixes instead of drawing. */
@@ -73,6 +78,9 @@ const REPORT_CHANCE = 0.5;
 
 /** How often a `--pool` run loses the member serving it. */
 const MEMBER_LOSS_CHANCE = 0.5;
+
+/** How often a `--pool` run starts with the pool full. */
+const POOL_FULL_CHANCE = 0.3;
 
 /** Job-server behaviours and their weights: mostly fine, sometimes failing, sometimes hanging. */
 const JOB_SERVER_MODES: readonly (readonly [JobServerMode, number])[] = [
@@ -114,9 +122,11 @@ export function drawRun(seed: number, job: JobKind, limits: DrawLimits): SoakPla
   options.provenance = random.chance(PROVENANCE_CHANCE);
   options.report = random.chance(REPORT_CHANCE);
   // Drawn last: a seed draws the same rows and options with and without --pool, the pool's changes aside.
+  let poolFullAtStart = false;
   if (limits.pool) {
     if (options.concurrency > 1) replaceSessionEnders(behaviours);
     if (random.chance(MEMBER_LOSS_CHANCE)) placeMemberLoss(random, behaviours, options.concurrency);
+    poolFullAtStart = random.chance(POOL_FULL_CHANCE);
   }
   const rows = behaviours.map((behaviour, i): DrawnRow => ({
     index: i + 1,
@@ -124,7 +134,7 @@ export function drawRun(seed: number, job: JobKind, limits: DrawLimits): SoakPla
     value: rowValue(job, seed, i + 1, behaviour),
     invoice: `I${i + 1}`,
   }));
-  return { seed, job, rows, options, pool: limits.pool ?? false };
+  return { seed, job, rows, options, pool: limits.pool ?? false, poolFullAtStart };
 }
 
 /**
@@ -184,6 +194,7 @@ export function drawSummary(plan: SoakPlan): string {
     ...(options.stopAfterRow === undefined ? [] : [`stop after ${options.stopAfterRow} + resume`]),
     ...(options.jobServer === "ok" ? [] : [`job server ${options.jobServer}`]),
     ...(plan.pool ? ["pool of two"] : []),
+    ...(plan.poolFullAtStart ? ["full at start"] : []),
   ];
   const special = [...counts].map(([name, count]) => count > 1 ? `${name}×${count}` : name).join(" ");
   return `${parts.join(", ")}${special === "" ? "" : `; ${special}`}`;

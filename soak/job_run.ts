@@ -29,7 +29,7 @@ import { FAIL_ON_TEXT } from "./behaviours.ts";
 import type { SoakPlan } from "./draw.ts";
 import { loggedEnds } from "./log_lines.ts";
 import { MEMBER_LOSS, MemberLoss } from "./member_loss.ts";
-import type { SoakPool } from "./pool.ts";
+import type { PoolFill, SoakPool } from "./pool.ts";
 
 /** Where a soak run lives: the job's output folder and its TMPDIR (every browser it starts names it). */
 export interface RunFolder {
@@ -69,6 +69,8 @@ export interface JobRunRecord {
   serverRequests: RecordedRequest[];
   /** The requests that ask for each row's page (see {@linkcode rowRequests}) during the run, by row index. */
   rowRequests: Map<number, number>;
+  /** Whether the pool was full when the run started (`JobRunInput.poolFull`). */
+  poolWasFull: boolean;
 }
 
 /** What a run needs from the soak. */
@@ -84,11 +86,16 @@ export interface JobRunInput {
   killedValues: Set<string>;
   /** `--pool`: the job runs through this pool instead of a browser of its own. */
   pool?: SoakPool;
+  /** The pool is full as the job starts: released once the job says it waits for it, or has exited. */
+  poolFull?: PoolFill;
   /** The job's `--http-timeout` and `--wait-timeout`, in seconds ({@linkcode LIMIT_S} when unset). */
   limitS?: number;
 }
 
 const POLL_MS = 25;
+
+/** The job's line when the pool turned it away and it waits (lib/browser/pool/queue.ts). */
+export const WAITS_FOR_POOL = /INFO Waiting for the browser pool at .*: it answered HTTP 429 \(/;
 const SAMPLE_MS = 500;
 
 /**
@@ -160,6 +167,7 @@ export async function runJobOnce(input: JobRunInput): Promise<JobRunRecord> {
   } finally {
     loss?.release();
     holds.end();
+    await input.poolFull?.release();
     delete input.sandbox.holdUntil;
   }
 }
@@ -248,6 +256,7 @@ async function runWatched(
     samples: [],
     serverRequests: [],
     rowRequests: new Map(),
+    poolWasFull: input.poolFull !== undefined,
   };
   const byValue = new Map(plan.rows.map((row) => [row.value, row.index]));
   const browserTrees = (input.pool?.markers() ?? [folder.tmp]).map((marker) =>
@@ -256,6 +265,8 @@ async function runWatched(
   let nextSample = 0;
   let seenPages = pagesBefore;
   while (!exited) {
+    // Before any kill or loss: the soak then finds only the run's own browser on the members.
+    if (input.poolFull && WAITS_FOR_POOL.test(stdout.text())) await input.poolFull.release();
     if (loss?.ready || loss?.overdue()) await loseMember(input, loss, record, byValue);
     const ends = loggedEnds(stdout.text());
     if (

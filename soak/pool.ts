@@ -9,13 +9,31 @@
 import type { BrowserlessPool } from "../fixtures/browserless.ts";
 import { type BrowserlessPair, startBrowserlessPair } from "../fixtures/browserless_pair.ts";
 import { AMPLE_MS } from "../tests/helpers/host_speed.ts";
-import { browserProcessesLeft, browserProcessesUnder, isMainBrowser } from "../tests/helpers/processes.ts";
+import { waitUntil } from "../tests/helpers/job_process.ts";
+import {
+  browserProcessesLeft,
+  browserProcessesUnder,
+  isAlive,
+  isMainBrowser,
+} from "../tests/helpers/processes.ts";
 
 /**
  * How long a run's session may take to leave the pool after the job exited (browserless closes its browser):
  * it must, so only a session left behind runs the wait out; a loaded host may take seconds.
  */
 const SESSION_GONE_MS = AMPLE_MS;
+
+/** Each member's sessions at once (`CONCURRENT`) and connections that may wait for one (`QUEUED`). */
+const MEMBER_LIMITS = { concurrent: 2, queued: 4 } as const;
+
+/** Every session and queue place of the pool taken by other clients, until released. */
+export interface PoolFill {
+  /**
+   * Lets the places go and waits until the browsers their sessions started have exited, so that the run's
+   * own browser is then the only one the soak finds on a member. Idempotent.
+   */
+  release(): Promise<void>;
+}
 
 /** The soak's pool. */
 export class SoakPool implements AsyncDisposable {
@@ -30,7 +48,7 @@ export class SoakPool implements AsyncDisposable {
   /** Starts the pair: two sessions each at most, a few waiting; the job asks for its own session limit. */
   static async start(): Promise<SoakPool> {
     const token = `soak-${crypto.randomUUID()}`;
-    return new SoakPool(await startBrowserlessPair({ concurrent: 2, queued: 4, timeoutMs: 30_000, token }));
+    return new SoakPool(await startBrowserlessPair({ ...MEMBER_LIMITS, timeoutMs: 30_000, token }));
   }
 
   /** What the jobs' `--browser-url` takes: HAProxy's address. */
@@ -62,6 +80,51 @@ export class SoakPool implements AsyncDisposable {
     await member.kill();
     this.#lost = this.#pair.members.indexOf(member) as 0 | 1;
     return undefined;
+  }
+
+  /**
+   * Takes every session and queue place of both members, as other jobs sharing the pool would: a job that
+   * starts now is turned away with HTTP 429 (the balancer passes a member's answer on) until the fill is
+   * released. The places are taken on the members themselves, behind the balancer's back, as jobs of another
+   * balancer or of the members' own address would.
+   */
+  async fill(): Promise<PoolFill> {
+    const holders: WebSocket[] = [];
+    const browsers: number[] = [];
+    const hold = (member: BrowserlessPool) => {
+      const holder = new WebSocket(`${member.wsUrl}&timeout=0`);
+      // A place still waiting in the queue when released is refused: nothing to hear.
+      holder.onerror = () => {};
+      holders.push(holder);
+    };
+    for (const member of this.#pair.members) {
+      for (let i = 0; i < MEMBER_LIMITS.concurrent; i++) hold(member);
+      await waitUntil(
+        async () => (await member.pressure()).running === MEMBER_LIMITS.concurrent,
+        AMPLE_MS,
+        "the member's sessions taken",
+      );
+      for (let i = 0; i < MEMBER_LIMITS.queued; i++) hold(member);
+      await waitUntil(
+        async () => (await member.pressure()).queued === MEMBER_LIMITS.queued,
+        AMPLE_MS,
+        "the member's queue taken",
+      );
+      const started = (await browserProcessesUnder(member.marker)).filter(isMainBrowser);
+      browsers.push(...started.map((browser) => browser.pid));
+    }
+    let released: Promise<void> | undefined;
+    return {
+      release: () =>
+        released ??= (async () => {
+          for (const holder of holders) holder.close();
+          await waitUntil(
+            () => browsers.every((pid) => !isAlive(pid)),
+            AMPLE_MS,
+            "the fill's browsers gone",
+          );
+        })(),
+    };
   }
 
   /**

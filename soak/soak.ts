@@ -136,6 +136,7 @@ async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne):
   let runs = 0;
   const run = async (resume: boolean, stopAfterRow?: number) => {
     const prior = priorRequests(sandbox, plan);
+    const poolFull = pool && plan.poolFullAtStart && !resume ? await pool.fill() : undefined;
     const record = await runJobOnce({
       sandbox,
       plan,
@@ -145,6 +146,7 @@ async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne):
       killedValues,
       ...(stopAfterRow === undefined ? {} : { stopAfterRow }),
       ...(pool ? { pool } : {}),
+      ...(poolFull ? { poolFull } : {}),
       ...(options.limitS === undefined ? {} : { limitS: options.limitS }),
     });
     // Kept beside the run's folders: a failing run's files are left for a look.

@@ -2,8 +2,8 @@
  * The soak's `--pool` logic, without a pool: what the draw adds for a pool of two (a member loss on as many
  * rows in a row as run at once, no page that ends its session while other rows run), what the model predicts
  * for the rows the lost member held, that the checks hold a run to it, and how the lost-member rows are held
- * until they all wait. The real pool runs in `deno task soak --pool` (soak/README.md) and in
- * `browser_pool_pair_test.ts`.
+ * until they all wait; a pool full at the start of some runs, and the check of what such a run logs. The real
+ * pool runs in `deno task soak --pool` (soak/README.md) and in `browser_pool_pair_test.ts`.
  */
 import assert from "node:assert/strict";
 import type { RecordedRequest } from "../../fixtures/sandbox.ts";
@@ -137,6 +137,47 @@ Deno.test("the checks: a lost-member row must have lost its first try to the clo
   );
 });
 
+Deno.test("--pool draws a pool full at the start for some runs, and only with --pool", () => {
+  let full = 0;
+  for (const seed of SEEDS) {
+    for (const job of JOBS) {
+      assert.equal(drawRun(seed, job, { rows: 12 }).poolFullAtStart, false);
+      if (drawRun(seed, job, { rows: 12, pool: true }).poolFullAtStart) full++;
+    }
+  }
+  const runs = SEEDS.length * JOBS.length;
+  assert.ok(full > runs * 0.15 && full < runs * 0.45, `about 3 runs in 10: ${full} of ${runs}`);
+});
+
+Deno.test("the checks: a run that started with the pool full said once, before its rows, that it waited", () => {
+  const plan = poolPlan([NORMAL, NORMAL], 0);
+  const check = (log: string[]) =>
+    checkRun({
+      plan,
+      prediction: predictRun(plan, facts(new Set())),
+      record: { ...record(log), poolWasFull: true },
+      state: state(plan),
+      secret: "S3CR3T",
+      ending: "stopped",
+    });
+  const at = "2026-01-01T00:00:00.000 INFO";
+  const waits = `${at} Waiting for the browser pool at ws://127.0.0.1:4000/?token=***&timeout=43200000: it ` +
+    "answered HTTP 429 (the pool is full: …); asking again after waits of 1 s doubling to 30 s, for up to 12 h; " +
+    "a stop ends the wait";
+  const got = `${at} Got a browser from the pool after 3.1 s of waiting (its answers meanwhile: HTTP 429 ×2)`;
+  const rows = plan.rows.flatMap((
+    row,
+  ) => [`${rowName(row)}: processing`, `${rowName(row)}: saved ${row.index}.pdf`]);
+  assert.deepEqual(check([waits, got, ...rows]), []);
+  assert.deepEqual(check(rows), [
+    "the pool was full at the start: 0 lines before the first row say the job waits",
+    "the pool was full at the start: no line says when the job had its browser",
+  ]);
+  assert.deepEqual(check([waits, waits, got, ...rows]), [
+    "the pool was full at the start: 2 lines before the first row say the job waits",
+  ]);
+});
+
 Deno.test("the lost-member rows are held until all of them wait, then released together", async () => {
   const plan = poolPlan(
     [NORMAL, KILL_BEHAVIOURS.memberWhilePrinting, KILL_BEHAVIOURS.memberWhilePrinting],
@@ -190,6 +231,7 @@ function poolPlan(behaviours: typeof BEHAVIOURS, retries: number): SoakPlan {
       report: false,
     },
     pool: true,
+    poolFullAtStart: false,
   };
 }
 
@@ -218,6 +260,7 @@ function record(log: string[]): JobRunRecord {
     samples: [],
     serverRequests: [],
     rowRequests: new Map(),
+    poolWasFull: false,
   };
 }
 

@@ -57,6 +57,7 @@ function plan(job: JobKind, behaviours: readonly Behaviour[], options: Options =
       report: false,
     },
     pool: false,
+    poolFullAtStart: false,
   };
 }
 
@@ -428,6 +429,7 @@ function record(log: string[]): JobRunRecord {
     samples: [],
     serverRequests: [],
     rowRequests: new Map(),
+    poolWasFull: false,
   };
 }
 
