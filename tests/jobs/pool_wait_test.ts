@@ -5,7 +5,8 @@
  *   every row and report to the job server, and the waiting one says it waited for a full pool;
  * - a pool whose address has nothing listening for the first 10 s: both jobs wait, then save every row, and
  *   Job A opens the portal only once it has a browser;
- * - a wrong token fails at once; the stop file written while a job waits ends it (exit 130, no upload).
+ * - a wrong token fails at once, and so does a Chrome DevTools address that refuses (one browser, no queue);
+ *   the stop file written while a job waits ends it (exit 130, no upload).
  *
  * Time bounds: none that the host must beat. The holder's last row is held in its print (the sandbox's
  * HOLDPRINT) until the waiting job has logged its wait, so the waiting job is turned away on any host; the
@@ -60,6 +61,10 @@ Deno.test({
       await t.step(
         "a wrong token: exit 1 at once, without waiting, the token never shown",
         () => wrongToken(sandbox, pool),
+      );
+      await t.step(
+        "a Chrome DevTools address that refuses: exit 1 at once, no queue to wait in",
+        () => devToolsRefuses(sandbox),
       );
       await t.step(
         "the stop file while waiting for a full pool: exit 130, nothing uploaded",
@@ -209,6 +214,27 @@ async function wrongToken(sandbox: Sandbox, pool: BrowserlessPool): Promise<void
     assert.doesNotMatch(result.stdout, /Waiting for the browser pool/, "a refused token is not waited out");
     assert.ok(!outputOf(result).includes("not-the-token"), "the token is never logged");
   }));
+}
+
+async function devToolsRefuses(sandbox: Sandbox): Promise<void> {
+  const chrome = `ws://127.0.0.1:${closedPort()}/devtools/browser/gone`;
+  const run = await jobIn("port", "DBCU");
+  await using _dir = run.dir;
+  const result = await runOnPool(
+    "port",
+    run.args,
+    [...flagsOf("port", sandbox), ...jobServer(sandbox)],
+    chrome,
+    {
+      env: run.dir.env,
+    },
+  );
+  assert.equal(result.code, 1, outputOf(result));
+  assert.match(
+    result.stdout,
+    /ERROR Cannot start the browser: Cannot connect to the browser at ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/gone: .*ECONNREFUSED/,
+  );
+  assert.doesNotMatch(result.stdout, /Waiting for the browser pool/, "one browser has no queue to wait in");
 }
 
 async function stopWhileWaiting(sandbox: Sandbox, pool: BrowserlessPool): Promise<void> {
