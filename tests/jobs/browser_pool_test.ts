@@ -279,7 +279,7 @@ async function stopWhileQueued(sandbox: Sandbox, pool: BrowserlessPool): Promise
     );
     assert.match(
       stopFile.stdout,
-      /WARNING Stop requested while waiting for the browser \(stop file found while waiting in the browser pool's queue\); stopping\./,
+      /WARNING Stop requested while waiting for the browser \(stop file found while waiting for the browser pool\); stopping\./,
     );
     // browserless keeps a stopped job's place in its queue until a browser is free, then drops it at once.
   } finally {
