@@ -1,7 +1,8 @@
 /**
  * The browser layer's face: what the jobs (and code built on them) use of it. A {@linkcode Browser} is one
  * Chromium, started here or attached to at a DevTools or browser-pool address; a {@linkcode BrowserSupervisor}
- * keeps one for a whole run and replaces what dies; a {@linkcode Tab} is one page, driven over its own CDP
+ * keeps one for a whole run and replaces what dies; a {@linkcode BrowserFleet} spreads the rows in progress over
+ * several supervisors (`--browsers`); a {@linkcode Tab} is one page, driven over its own CDP
  * session under the run's {@linkcode UrlPolicy}; {@linkcode printPdfFile} prints a tab into a folder so that
  * no half-written PDF is ever left under its name.
  *
@@ -30,6 +31,7 @@
  */
 export { Browser, type BrowserOptions } from "./browser.ts";
 export { BrowserSupervisor, type SupervisorOptions, type TabUse } from "./supervisor.ts";
+export { BrowserFleet } from "./fleet.ts";
 export { type PageFunction, Tab, type TabOptions } from "./tab/tab.ts";
 export { A4_PAPER, type PdfFileOptions, type PrintParams, printPdfFile } from "./pdf_output.ts";
 export { type InterceptPattern, UrlPolicy } from "./guard/url_policy.ts";

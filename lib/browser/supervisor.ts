@@ -26,6 +26,8 @@ export interface SupervisorOptions extends Omit<BrowserOptions, "onDialog"> {
   onGone?: (reason: string) => void;
   /** Told why, when a tab is found dead (its renderer crashed between rows) and replaced before a row uses it. */
   onTabGone?: (reason: string) => void;
+  /** Told each time a browser has started and been prepared: 1 for the first, more for its replacements. */
+  onStarted?: (starts: number) => void;
 }
 
 /** What a row is told about its tab, besides the tab itself. */
@@ -58,6 +60,11 @@ export class BrowserSupervisor implements AsyncDisposable {
   /** How many browsers were started so far (1 for a run without faults). */
   get starts(): number {
     return this.#starts;
+  }
+
+  /** True while a started browser is there and works; false before its start and once it is gone. */
+  get working(): boolean {
+    return this.#current !== undefined && this.#current.browser.goneReason === undefined;
   }
 
   /**
@@ -139,6 +146,7 @@ export class BrowserSupervisor implements AsyncDisposable {
     }
     const generation = { browser, free: browser.tabs.map((_, index) => index).reverse(), uses };
     this.#current = generation;
+    this.#options.onStarted?.(this.#starts);
     return generation;
   }
 

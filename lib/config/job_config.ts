@@ -7,6 +7,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { resolve } from "node:path";
+import { isDevToolsAddress } from "../devtools_address.ts";
 import { UsageError } from "../errors.ts";
 import {
   DEFAULT_PORT_URL,
@@ -76,6 +77,11 @@ export interface CommonConfig {
   failOnRowErrors: boolean;
   /** `--concurrency` or CAPTURE_CONCURRENCY: rows in progress at once, each in its own tab; 1 by default. */
   concurrency: number;
+  /**
+   * `--browsers` or CAPTURE_BROWSERS: browsers the rows in progress spread over, at most `concurrency`; 1 by
+   * default, and 1 with a Chrome DevTools `browserUrl`.
+   */
+  browsers: number;
 }
 
 /** Job A's settings. */
@@ -170,12 +176,28 @@ function parseCommand<C>(
     retries: values.retries,
     failOnRowErrors: values.failOnRowErrors,
     concurrency: values.concurrency,
+    browsers: values.browsers,
   };
+  checkBrowsers(config.browsers, config.concurrency, values.browserUrl);
   if (values.chromePath !== undefined) config.chromePath = values.chromePath;
   if (values.browserUrl !== undefined) config.browserUrl = values.browserUrl;
   if (values.userAgent !== undefined) config.userAgent = values.userAgent;
   if (values.report !== undefined) config.reportFile = values.report;
   return { action: "run", config: build(config, values) };
+}
+
+/** `--browsers` against `--concurrency` and `--browser-url`. @throws {UsageError} */
+function checkBrowsers(browsers: number, concurrency: number, browserUrl: string | undefined): void {
+  if (browsers > concurrency) {
+    throw new UsageError(
+      `--browsers (${browsers}) must be at most --concurrency (${concurrency}): each browser needs a row in progress`,
+    );
+  }
+  if (browsers > 1 && browserUrl !== undefined && isDevToolsAddress(browserUrl)) {
+    throw new UsageError(
+      `--browsers ${browsers} needs a browser pool's --browser-url or none: a Chrome DevTools address (/devtools/browser/…) is one browser`,
+    );
+  }
 }
 
 function parseFlags(kind: JobKind, args: string[]): { flags: Flags; positionals: string[] } {

@@ -308,6 +308,18 @@ export const OPTIONS = {
     readme:
       `rows in progress at once, each in its own tab; outputs keep the file order ([concurrency](#concurrency))`,
   },
+  browsers: {
+    flag: "--browsers",
+    variable: "CAPTURE_BROWSERS",
+    jobs: "both",
+    kind: "string",
+    arg: "K",
+    default: "1",
+    parse: (text: string, name: string) => count(name, text, MAX_CONCURRENCY, 1),
+    help: "browsers the rows in progress spread over (default 1, at most --concurrency)",
+    readme:
+      "browsers the rows in progress spread over, at most `--concurrency`: with `--browser-url` at a pool, that many sessions of it (each its own WebSocket, so a balancer spreads them); without it, that many Chromium processes of the job's own; with a Chrome DevTools address, only 1. A lost browser costs only its rows in progress ([concurrency](#concurrency))",
+  },
   check: {
     flag: "--check",
     jobs: "both",

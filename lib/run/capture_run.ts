@@ -116,13 +116,17 @@ async function captureRows<Row, Result>(
       return job.record(row, outcome);
     },
     concurrency: config.concurrency,
+    browsers: config.browsers,
     requestStop,
     rowDone: log.rowDone,
-    process: (row, index, logger) => {
+    process: (row, index, logger, inBrowser) => {
       const facts = { index, pdfFile: job.pdfName(row, index), ...job.fields(row) };
       const attempt = { row, facts, logger, config, observers, followAnswers, signal, capture: job.capture };
       const work = () =>
-        browsers.withTab(rowTabUse(logger, index), (tab, browser) => captureInTab(tab, browser, attempt));
+        browsers.withTab(rowTabUse(logger, index), (tab, browser, slot) => {
+          inBrowser(slot);
+          return captureInTab(tab, browser, attempt);
+        });
       return observers.reduceRight<() => Promise<SavedPdf>>(
         (inner, observer) => observer.aroundTry ? () => observer.aroundTry!(index, inner) : inner,
         work,

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import type { Logger } from "@logtape/logtape";
 import { BrowserSupervisor, type TabUse } from "../browser/supervisor.ts";
+import { BrowserFleet } from "../browser/fleet.ts";
 import { findChromium } from "../browser/chromium/path.ts";
 import { errorText, StopRequestedError } from "../errors.ts";
 import { stopFileName } from "../file_names.ts";
@@ -18,70 +19,88 @@ import { browserEndpoint, sessionLimitNote } from "../browser/pool/url.ts";
 import { UrlPolicy } from "../browser/guard/url_policy.ts";
 
 /**
- * A supervisor for the run's browser: the configured executable (found lazily, so `--browser-url` needs
- * none) or the browser at `--browser-url`, under the run's URL policy and stop signal, with a tab per row in
- * progress (`--concurrency`); dialogs dismissed outside a row are logged as warnings. A browser pool's URL
- * gets `timeout=` when it has none (the session limit is logged now, a warning when it is short), and the
- * pool's queue is waited in under its own deadline, which the stop file ends too.
+ * The run's browsers: `--browsers` slots (1 by default), each a supervisor of its own browser, the configured
+ * executable (found lazily, so `--browser-url` needs none) or a session at `--browser-url`, under the run's URL
+ * policy and stop signal, with its share of a tab per row in progress (`--concurrency`); dialogs dismissed
+ * outside a row are logged as warnings. A browser pool's URL gets `timeout=` when it has none (the session
+ * limit is logged now, a warning when it is short), and the pool is waited for under its own deadline, which
+ * the stop file ends too. With more than one browser, each one's lines name it (`Browser 2 …`), and a
+ * replacement says so.
  */
 export function jobBrowsers(
   config: CommonConfig,
   options: { headless: boolean; logger: Logger; signal: AbortSignal; prepare?: (tab: Tab) => Promise<void> },
-): BrowserSupervisor {
+): BrowserFleet {
   const { logger } = options;
   const endpoint = config.browserUrl === undefined ? undefined : browserEndpoint(config.browserUrl);
   const note = endpoint && sessionLimitNote(endpoint);
   if (note) logger[note.level === "warning" ? "warn" : "info"](note.message);
   const stopFile = join(config.outputDir, stopFileName(config.jobId));
-  return new BrowserSupervisor({
-    executable: () => findChromium(config.chromePath),
-    headless: options.headless,
-    startTimeoutMs: BROWSER_START_TIMEOUT_MS,
-    tabs: config.concurrency,
-    onDialog: (message) => logger.warn(message),
-    onGone: (reason) =>
-      logger.warn(`The browser was gone when it was next needed: ${reason}; getting a new one`),
-    onTabGone: (reason) =>
-      logger.warn(`A tab was gone when it was next needed: ${reason}; opening a new one`),
-    policy: new UrlPolicy(config.allowUrls, config.denyUrls),
-    ...(config.userAgent === undefined ? {} : { userAgent: config.userAgent }),
-    stop: options.signal,
-    ...(options.prepare ? { prepare: options.prepare } : {}),
-    ...(endpoint ? { browserUrl: endpoint.url } : {}),
-    ...(endpoint?.pool
-      ? {
-        poolQueue: {
-          timeoutMs: POOL_QUEUE_TIMEOUT_MS,
-          noticeMs: POOL_QUEUE_NOTICE_MS,
-          onNotice: (message: string) => logger.info(message),
-          stopRequested: () => stopFilePresent(stopFile),
-        },
-      }
-      : {}),
+  const policy = new UrlPolicy(config.allowUrls, config.denyUrls);
+  const several = config.browsers > 1;
+  return new BrowserFleet(config.browsers, config.concurrency, (slot, tabs) => {
+    const which = several ? `Browser ${slot}` : "The browser";
+    const named = (message: string) => several ? `Browser ${slot}: ${message}` : message;
+    return new BrowserSupervisor({
+      executable: () => findChromium(config.chromePath),
+      headless: options.headless,
+      startTimeoutMs: BROWSER_START_TIMEOUT_MS,
+      tabs,
+      onDialog: (message) => logger.warn(named(message)),
+      onGone: (reason) =>
+        logger.warn(`${which} was gone when it was next needed: ${reason}; getting a new one`),
+      onTabGone: (reason) =>
+        logger.warn(named(`A tab was gone when it was next needed: ${reason}; opening a new one`)),
+      ...(several
+        ? { onStarted: (starts: number) => starts > 1 && logger.info(`Browser ${slot} replaced`) }
+        : {}),
+      policy,
+      ...(config.userAgent === undefined ? {} : { userAgent: config.userAgent }),
+      stop: options.signal,
+      ...(options.prepare ? { prepare: options.prepare } : {}),
+      ...(endpoint ? { browserUrl: endpoint.url } : {}),
+      ...(endpoint?.pool
+        ? {
+          poolQueue: {
+            timeoutMs: POOL_QUEUE_TIMEOUT_MS,
+            noticeMs: POOL_QUEUE_NOTICE_MS,
+            onNotice: (message: string) => logger.info(named(message)),
+            stopRequested: () => stopFilePresent(stopFile),
+          },
+        }
+        : {}),
+    });
   });
 }
 
 /**
- * Gets the run's first browser, before any row. Undefined when that worked; otherwise the exit code, with
- * why logged: 130 after a stop during the start (a signal, or the stop file while a pool queues the job),
- * 1 for a browser that cannot be had (the log line starts with `failure`).
+ * Gets the run's browsers, before any row. Undefined when at least one started (a slot that did not is
+ * logged and started again when a row needs it); otherwise the exit code, with why logged: 130 after a stop
+ * during the start (a signal, or the stop file while a pool is waited for), 1 when no browser can be had
+ * (the log line starts with `failure`).
  */
 export async function startRunBrowser(
-  browsers: BrowserSupervisor,
+  browsers: BrowserFleet,
   logger: Logger,
   failure: string,
 ): Promise<number | undefined> {
-  try {
-    await browsers.start();
-    return undefined;
-  } catch (error) {
-    if (!(error instanceof StopRequestedError)) {
-      logger.error(`${failure}: ${errorText(error)}`);
-      return EXIT_FAILURE;
-    }
-    logger.warn(`Stop requested while waiting for the browser (${errorText(error)}); stopping.`);
+  const starts = await browsers.start();
+  const stop = starts.find(({ error }) => error instanceof StopRequestedError)?.error;
+  if (stop !== undefined) {
+    logger.warn(`Stop requested while waiting for the browser (${errorText(stop)}); stopping.`);
     return EXIT_STOPPED;
   }
+  const failed = starts.filter(({ error }) => error !== undefined);
+  if (failed.length === starts.length) {
+    logger.error(`${failure}: ${errorText(failed[0]!.error)}`);
+    return EXIT_FAILURE;
+  }
+  for (const { slot, error } of failed) {
+    logger.warn(
+      `Browser ${slot} could not start: ${errorText(error)}; it is started again when a row needs it`,
+    );
+  }
+  return undefined;
 }
 
 /**

@@ -612,3 +612,41 @@ Deno.test("job_config: --verify, --fail-on-text and --user-agent", async (t) => 
     }
   });
 });
+
+Deno.test("job_config: --browsers", async (t) => {
+  await t.step("1 by default; up to --concurrency, by flag or CAPTURE_BROWSERS", () => {
+    assert.equal(port(BASE).browsers, 1);
+    assert.equal(port([...BASE, "--concurrency=4", "--browsers=4"]).browsers, 4);
+    assert.equal(port([...BASE, "--concurrency=4"], { CAPTURE_BROWSERS: "2" }).browsers, 2);
+    assert.equal(
+      shipment([...BASE, ...JOB_A_FLAGS, "--concurrency=3", "--browsers=3", "--browser-url=ws://pool:3000/"])
+        .browsers,
+      3,
+    );
+  });
+
+  await t.step("0, a non-number, more than --concurrency: a one-line UsageError", () => {
+    assertUsageError(() => port([...BASE, "--browsers=0"]), "--browsers");
+    assertUsageError(() => port([...BASE, "--browsers=two"]), "--browsers");
+    assertUsageError(
+      () => port([...BASE, "--browsers=1.5", "--concurrency=2"]),
+      "--browsers",
+      "whole number",
+    );
+    assertUsageError(
+      () => port([...BASE, "--concurrency=2", "--browsers=3"]),
+      "--browsers (3) must be at most --concurrency (2)",
+    );
+    assertUsageError(() => port([...BASE], { CAPTURE_BROWSERS: "2" }), "--browsers (2)", "--concurrency (1)");
+  });
+
+  await t.step("above 1 with a Chrome DevTools address, one browser: a one-line UsageError", () => {
+    const chrome = "--browser-url=ws://127.0.0.1:9222/devtools/browser/abc";
+    assertUsageError(
+      () => port([...BASE, "--concurrency=2", "--browsers=2", chrome]),
+      "--browsers 2 needs a browser pool's --browser-url or none",
+      "/devtools/browser/",
+    );
+    assert.equal(port([...BASE, "--concurrency=2", chrome]).browsers, 1);
+  });
+});

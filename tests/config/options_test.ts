@@ -95,6 +95,7 @@ const SAMPLES: Partial<Record<OptionName, [text: string, value: unknown]>> = {
   report: ["out/run report.html", "out/run report.html"],
   retries: ["2", 2],
   concurrency: ["3", 3],
+  browsers: ["1", 1],
 };
 
 /** Where the parsed value of each option lands in a job's configuration. */

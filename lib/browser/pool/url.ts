@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { isDevToolsAddress } from "../../devtools_address.ts";
 import { redactSecrets } from "../../redact.ts";
 import { POOL_SESSION_TIMEOUT_MS } from "../../timings.ts";
 import { formatDuration } from "../../deadline.ts";
@@ -37,8 +38,8 @@ export interface BrowserEndpoint {
  * ```
  */
 export function browserEndpoint(browserUrl: string): BrowserEndpoint {
+  if (isDevToolsAddress(browserUrl)) return { url: browserUrl, pool: false, timeoutAdded: false };
   const parsed = new URL(browserUrl);
-  if (parsed.pathname.startsWith("/devtools/")) return { url: browserUrl, pool: false, timeoutAdded: false };
   const given = parsed.searchParams.get("timeout");
   if (given !== null) {
     // An empty value counts as none given: browserless then applies its own limit.

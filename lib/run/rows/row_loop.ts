@@ -32,8 +32,11 @@ export interface RowLoopOptions<Row, Result> {
   logger: JobLogger;
   /** "FCR X, invoice Y": how a row is named in the log. */
   describe(row: Row): string;
-  /** Does the row's work, logging to `logger`; returns the PDF it wrote. `index` is 1-based. */
-  process(row: Row, index: number, logger: JobLogger): Promise<SavedPdf>;
+  /**
+   * Does one try of the row's work, logging to `logger`; returns the PDF it wrote. `index` is 1-based.
+   * `inBrowser` is called with the browser's slot (1-based) once the try has its tab.
+   */
+  process(row: Row, index: number, logger: JobLogger, inBrowser: (slot: number) => void): Promise<SavedPdf>;
   /** The job's result record for a row; `index` is 1-based. */
   record(row: Row, outcome: RowOutcome, index: number): Result;
   /** Runs after every row that was worked on, success or not, when rows are left (Job B's pause). */
@@ -47,6 +50,11 @@ export interface RowLoopOptions<Row, Result> {
   retry?: RetryPolicy;
   /** `--concurrency`: rows in progress at once; 1 (the spec's one at a time) by default. */
   concurrency?: number;
+  /**
+   * `--browsers`: browsers the rows spread over; 1 by default. With more, each try says which browser it ran
+   * in: its own `processing` line once it has its tab, and its `saved` or `failed` line.
+   */
+  browsers?: number;
   /** Stops the rows in progress when the stop file appears while others run (under `--concurrency`). */
   requestStop?(reason: Error): void;
   /** Told when a row has logged its last line, so the job log can write later rows' lines held for order. */
@@ -129,9 +137,19 @@ export async function runRows<Row, Result>(
         rowLogger.info(`${name}: already present as ${present}; not captured again`);
         ended = { status: "success", pdf_file: present, timestamp: localTimestamp() };
       } else {
-        rowLogger.info(`${name}: processing`);
+        const browsers = options.browsers ?? 1;
+        let browser: number | undefined;
+        const inBrowser = (slot: number) => {
+          browser = slot;
+          rowLogger.info(`${name}: processing in browser ${slot}`);
+        };
+        if (browsers === 1) rowLogger.info(`${name}: processing`);
         ended = await tryRow({
-          work: () => options.process(row, index, rowLogger),
+          work: () => {
+            browser = undefined;
+            return options.process(row, index, rowLogger, browsers === 1 ? () => {} : inBrowser);
+          },
+          where: () => browser === undefined ? "" : ` in browser ${browser}`,
           logger: rowLogger,
           name,
           retry: options.retry,
@@ -140,7 +158,8 @@ export async function runRows<Row, Result>(
         });
         if (ended !== "stopped" && ended.status === "success") {
           const hash = ended.sha256 === undefined ? "" : ` (SHA-256 ${ended.sha256})`;
-          rowLogger.info(`${name}: saved ${ended.pdf_file}${hash}`);
+          const where = browser === undefined ? "" : ` in browser ${browser}`;
+          rowLogger.info(`${name}: saved ${ended.pdf_file}${where}${hash}`);
         }
       }
       inProgress--;

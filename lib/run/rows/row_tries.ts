@@ -50,6 +50,8 @@ export interface RowTries {
   /** The row's logger; `name` ("Row 2/6 (…)") starts each of its lines. */
   logger: JobLogger;
   name: string;
+  /** Where the try ran, for its `failed` line: " in browser 2", or "" (one browser). */
+  where?(): string;
   /** Under `--retries`. */
   retry: RetryPolicy | undefined;
   /** The run's stop: the signal, and whether a stop was asked for (the stop file, or the signal). */
@@ -62,7 +64,7 @@ export interface RowTries {
  * failed try is logged; the outcome holds the last error. "stopped" when the run was asked to stop during a
  * try or a wait.
  */
-export async function tryRow({ work, logger, name, retry, signal, stopRequested }: RowTries): Promise<
+export async function tryRow({ work, logger, name, where, retry, signal, stopRequested }: RowTries): Promise<
   RowOutcome | "stopped"
 > {
   const tries = 1 + (retry?.retries ?? 0);
@@ -82,13 +84,14 @@ export async function tryRow({ work, logger, name, retry, signal, stopRequested 
         return "stopped";
       }
       const text = errorText(error);
+      const at = where?.() ?? "";
       if (attempt >= tries || !retry?.mayPass(error)) {
-        logger.error(`${name}: failed: ${text}`);
+        logger.error(`${name}: failed${at}: ${text}`);
         return { status: "error", error: text, timestamp: localTimestamp() };
       }
       const waitMs = retry.delayMs(attempt + 1, error);
       logger.warn(
-        `${name}: try ${attempt} of ${tries} failed: ${text}; trying again in ${formatSeconds(waitMs)}`,
+        `${name}: try ${attempt} of ${tries} failed${at}: ${text}; trying again in ${formatSeconds(waitMs)}`,
       );
       try {
         await sleep(waitMs, signal);
