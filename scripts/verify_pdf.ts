@@ -26,7 +26,9 @@ export function provenanceLines(record: CaptureRecord): string[] {
     ...record.requests.map((request) =>
       `request: ${request.method} ${request.url} → ${request.status}${date(request)}`
     ),
-    `captured ${record.capturedAt} with ${record.browser}`,
+    `captured ${record.capturedAt} with ${record.browser}${
+      record.browserSlot === undefined ? "" : ` (browser ${record.browserSlot} of the run)`
+    }`,
     `printed: ${record.printed.bytes} bytes, SHA-256 ${record.printed.sha256}`,
   ].map((line) => `  ${line}`);
 }

@@ -8,8 +8,14 @@
 import type { WaitUntil } from "../timings.ts";
 import { OFFSET_TIMESTAMP } from "./capture_time.ts";
 
-/** The `schema` of every record this module writes and reads. */
-export const PROVENANCE_SCHEMA = "capture-jobs/provenance@1";
+/** The `schema` of every record this module writes: @2 added `browserSlot`. */
+export const PROVENANCE_SCHEMA = "capture-jobs/provenance@2";
+
+/** Every `schema` this module reads: each earlier number stays readable. */
+export const PROVENANCE_SCHEMAS = ["capture-jobs/provenance@1", PROVENANCE_SCHEMA] as const;
+
+/** A `schema` this module reads. */
+export type ProvenanceSchema = typeof PROVENANCE_SCHEMAS[number];
 
 /** The attached file's name. */
 export const CAPTURE_JSON = "capture.json";
@@ -48,7 +54,7 @@ export interface PrintedRecord {
 
 /** `capture.json`: where and when one PDF was captured. */
 export interface CaptureRecord {
-  schema: typeof PROVENANCE_SCHEMA;
+  schema: ProvenanceSchema;
   job: RecordedJob;
   jobId: string;
   /** The user id, when the run was given one. */
@@ -65,6 +71,11 @@ export interface CaptureRecord {
   capturedAt: string;
   /** The browser's product and version. */
   browser: string;
+  /**
+   * Which of the run's browsers printed the PDF (`--browsers`), 1-based; 1 with one browser. From schema @2
+   * on: a record of @1 has none.
+   */
+  browserSlot?: number;
   /** The User-Agent the pages saw. */
   userAgent: string;
   options: CaptureOptionsRecord;
@@ -157,7 +168,7 @@ function request(value: unknown, path: string): RequestRecord {
  */
 export function toCaptureRecord(value: unknown): CaptureRecord {
   const json = object(value, "the record");
-  if (json.schema !== PROVENANCE_SCHEMA) fail("schema", `is not "${PROVENANCE_SCHEMA}"`);
+  const schema = oneOf(json.schema, "schema", PROVENANCE_SCHEMAS);
   const values = object(json.values, "values");
   const capturedAt = string(json.capturedAt, "capturedAt");
   if (!OFFSET_TIMESTAMP.test(capturedAt) || Number.isNaN(Date.parse(capturedAt))) {
@@ -168,7 +179,7 @@ export function toCaptureRecord(value: unknown): CaptureRecord {
   const sha256 = string(printed.sha256, "printed.sha256");
   if (!/^[0-9a-f]{64}$/.test(sha256)) fail("printed.sha256", "is not a SHA-256 in lowercase hex");
   return {
-    schema: PROVENANCE_SCHEMA,
+    schema,
     job: oneOf(json.job, "job", ["shipment-tracking", "port-tracking"] as const),
     jobId: nonEmpty(json.jobId, "jobId"),
     ...(json.userId === undefined ? {} : { userId: string(json.userId, "userId") }),
@@ -181,6 +192,7 @@ export function toCaptureRecord(value: unknown): CaptureRecord {
     requests: array(json.requests, "requests").map((entry, i) => request(entry, `requests[${i}]`)),
     capturedAt,
     browser: nonEmpty(json.browser, "browser"),
+    ...(schema === PROVENANCE_SCHEMA ? { browserSlot: integer(json.browserSlot, "browserSlot", 1) } : {}),
     userAgent: string(json.userAgent, "userAgent"),
     options: {
       waitUntil: oneOf(options.waitUntil, "options.waitUntil", ["pauses", "ready"] as const),

@@ -11,7 +11,7 @@ import {
   type CaptureRecord,
   CaptureRecordError,
   parseCaptureRecord,
-  PROVENANCE_SCHEMA,
+  PROVENANCE_SCHEMAS,
 } from "./capture_record.ts";
 import { printedDigest } from "./pdf_update.ts";
 
@@ -70,7 +70,7 @@ export async function scanCaptureJson(pdf: Uint8Array): Promise<string | undefin
       }
     } else if (/\/Filter/.test(dictionary)) continue;
     const content = new TextDecoder().decode(data);
-    if (content.includes(`"${PROVENANCE_SCHEMA}"`)) found.push(content);
+    if (PROVENANCE_SCHEMAS.some((schema) => content.includes(`"${schema}"`))) found.push(content);
   }
   return found.at(-1);
 }

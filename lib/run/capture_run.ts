@@ -125,7 +125,7 @@ async function captureRows<Row, Result>(
       const work = () =>
         browsers.withTab(rowTabUse(logger, index), (tab, browser, slot) => {
           inBrowser(slot);
-          return captureInTab(tab, browser, attempt);
+          return captureInTab(tab, browser, slot, attempt);
         });
       return observers.reduceRight<() => Promise<SavedPdf>>(
         (inner, observer) => observer.aroundTry ? () => observer.aroundTry!(index, inner) : inner,

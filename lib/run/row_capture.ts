@@ -78,16 +78,21 @@ export interface RowTry<Row> {
 }
 
 /**
- * Runs one try at a row in `tab` of `browser`: the row's waits, the options' observers of the try, then the
- * job's work, told to the observers when it fails.
+ * Runs one try at a row in `tab` of `browser`, the run's browser number `slot`: the row's waits, the options'
+ * observers of the try, then the job's work, told to the observers when it fails.
  */
-export async function captureInTab<Row>(tab: Tab, browser: Browser, attempt: RowTry<Row>): Promise<SavedPdf> {
+export async function captureInTab<Row>(
+  tab: Tab,
+  browser: Browser,
+  slot: number,
+  attempt: RowTry<Row>,
+): Promise<SavedPdf> {
   const { facts, logger, config, signal } = attempt;
   const warn = (message: string) => logger.warn(`Row ${facts.index}: ${message}`);
   const waits = await rowWaits(tab, config.timings, { signal, warn });
   if (attempt.followAnswers) await tab.answers.track();
   const tries = attempt.observers.flatMap((observer) =>
-    observer.tryIn?.({ tab, browser, row: facts, warn }) ?? []
+    observer.tryIn?.({ tab, browser, slot, row: facts, warn }) ?? []
   );
   const context = rowContext(tab, { facts, logger, warn, waits, tries, outputDir: config.outputDir });
   try {

@@ -98,12 +98,13 @@ Deno.test("Job B with --provenance: each PDF carries its row, the portal's answe
     );
     const { capturedAt: _, browser: __, printed: ___, pages, requests, ...rest } = record;
     assert.deepEqual(rest, {
-      schema: "capture-jobs/provenance@1",
+      schema: "capture-jobs/provenance@2",
       job: "port-tracking",
       jobId: "P1",
       row: i + 1,
       values: { container_number: container, invoice_no: invoice },
       pdfFile: pdfs[i],
+      browserSlot: 1,
       userAgent,
       options: { waitUntil: "pauses", pauseScale: 0, verify: false, taggedPdf: false },
     });

@@ -19,6 +19,7 @@ const RECORD: CaptureRecord = {
   requests: [{ method: "POST", url: "https://port.example/pcs/form", status: 200 }],
   capturedAt: "2026-11-27T02:36:21.005+06:00",
   browser: "Chrome/156.0.7632.0",
+  browserSlot: 2,
   userAgent: "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/156.0.0.0",
   options: { waitUntil: "pauses", pauseScale: 1, verify: true, taggedPdf: false },
   printed: { bytes: 15602, sha256: "089c98532a158db34da15852695415a5fe165d2e12952652a0edec422cbb9e4f" },
@@ -57,6 +58,18 @@ Deno.test("parseCaptureRecord", async (t) => {
     assert.deepEqual(parsed.requests, []);
   });
 
+  await t.step("a record of schema @1, before browserSlot, is still read, without one", () => {
+    const earlier = parseCaptureRecord(json((record) => {
+      record.schema = "capture-jobs/provenance@1";
+      delete record.browserSlot;
+    }));
+    assert.equal(earlier.schema, "capture-jobs/provenance@1");
+    assert.equal("browserSlot" in earlier, false);
+    assert.equal(earlier.browser, RECORD.browser);
+    const { browserSlot: _slot, ...rest } = RECORD;
+    assert.deepEqual(earlier, { ...rest, schema: "capture-jobs/provenance@1" });
+  });
+
   await t.step("keys it does not know are left out", () => {
     const parsed = parseCaptureRecord(json((record) => record.extra = 1));
     assert.equal("extra" in parsed, false);
@@ -64,7 +77,12 @@ Deno.test("parseCaptureRecord", async (t) => {
 
   await t.step("each wrong key is named in one line", () => {
     const cases: [(record: Record<string, unknown>) => void, string][] = [
-      [(r) => r.schema = "capture-jobs/provenance@2", 'schema is not "capture-jobs/provenance@1"'],
+      [
+        (r) => r.schema = "capture-jobs/provenance@3",
+        'schema is not one of "capture-jobs/provenance@1", "capture-jobs/provenance@2"',
+      ],
+      [(r) => delete r.browserSlot, "browserSlot is not an integer"],
+      [(r) => r.browserSlot = 0, "browserSlot is below 1"],
       [(r) => r.job = "job-c", 'job is not one of "shipment-tracking", "port-tracking"'],
       [(r) => delete r.jobId, "jobId is not a string"],
       [(r) => r.userId = 7, "userId is not a string"],

@@ -63,6 +63,7 @@ export function provenanceFor(pdfFile: string, taggedPdf = false): Provenance {
       requests: [{ method: "POST", url: "https://port.example/pcs/form", status: 200 }],
       capturedAt: "2026-11-27T02:36:21.005+06:00",
       browser: "Chrome/156.0.7632.0",
+      browserSlot: 1,
       userAgent: "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/156.0.0.0 Safari/537.36",
       options: { waitUntil: "pauses", pauseScale: 1, verify: true, taggedPdf },
     },

@@ -67,7 +67,7 @@ async function oneTry(
     signal: new AbortController().signal,
     capture,
   };
-  return await captureInTab(fakeTab(calls), {} as Browser, attempt);
+  return await captureInTab(fakeTab(calls), {} as Browser, 1, attempt);
 }
 
 Deno.test("the row's seam: each point told to each observer in turn, the PDF checked, amended and saved", async () => {

@@ -40,7 +40,7 @@ Deno.test("deno task verify-pdf", async (t) => {
         `  values: container_number "MSCU1234567", invoice_no "INV-1"`,
         `  page: 200 https://port.example/pcs/location (Date: Thu, 26 Nov 2026 20:36:20 GMT)`,
         `  request: POST https://port.example/pcs/form → 200`,
-        `  captured 2026-11-27T02:36:21.005+06:00 with Chrome/156.0.7632.0`,
+        `  captured 2026-11-27T02:36:21.005+06:00 with Chrome/156.0.7632.0 (browser 1 of the run)`,
         `  printed: ${printed.length} bytes, SHA-256 ${await sha256Hex(printed)}`,
         "",
       ].join("\n"),

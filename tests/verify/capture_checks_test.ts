@@ -14,7 +14,7 @@ const ROW = { index: 1, values: {}, number: "MSCU1", invoice: "I1", pdfFile: "00
 /** A try in a stand-in tab whose frames answered as `answers` says. */
 function start(answers: Record<string, DocumentAnswer> = {}): TryStart {
   const tab = { answers: { of: (frameId?: string) => answers[frameId ?? "page"] } } as unknown as Tab;
-  return { tab, browser: {} as Browser, row: ROW, warn: () => {} };
+  return { tab, browser: {} as Browser, slot: 1, row: ROW, warn: () => {} };
 }
 
 Deno.test("captureChecks: what each option adds to a row", async (t) => {

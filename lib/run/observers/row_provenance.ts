@@ -32,8 +32,8 @@ export function provenanceObserver(config: CommonConfig, job: RecordedJob, logge
   const run = new RunProvenance(config, job);
   return {
     readsAnswers: true,
-    tryIn({ browser, row }) {
-      const provenance = run.forRow(browser, row);
+    tryIn({ browser, slot, row }) {
+      const provenance = run.forRow(browser, slot, row);
       let amend: ((printed: Uint8Array) => Promise<Uint8Array>) | undefined;
       return {
         requested: (method, answer) => provenance.request(method, answer),
@@ -58,10 +58,10 @@ export class RunProvenance {
     this.#job = job;
   }
 
-  /** The provenance of one try at `row`, captured in a tab of `browser`. */
-  forRow(browser: Pick<Browser, "version">, row: RowFacts): RowProvenance {
+  /** The provenance of one try at `row`, captured in a tab of `browser`, the run's browser number `slot`. */
+  forRow(browser: Pick<Browser, "version">, slot: number, row: RowFacts): RowProvenance {
     const updated = (ms: number) => this.#updateMs.push(ms);
-    return new RowProvenance({ config: this.#config, job: this.#job, updated }, browser, row);
+    return new RowProvenance({ config: this.#config, job: this.#job, updated }, { browser, slot }, row);
   }
 
   /** The run's account of its updates in one line: how many, and how long each took. */
@@ -84,13 +84,19 @@ export class RowProvenance {
   readonly #run: RunContext;
   readonly #row: RowFacts;
   readonly #browser: Promise<BrowserVersion>;
+  readonly #slot: number;
   readonly #requests: RequestRecord[] = [];
   #sha256: string | undefined;
 
-  /** Starts asking `browser` for its version at once: the answer is there by the print. */
-  constructor(run: RunContext, browser: Pick<Browser, "version">, row: RowFacts) {
+  /** Starts asking `browser` (the run's number `slot`) for its version at once: the answer is there by the print. */
+  constructor(
+    run: RunContext,
+    { browser, slot }: { browser: Pick<Browser, "version">; slot: number },
+    row: RowFacts,
+  ) {
     this.#run = run;
     this.#row = row;
+    this.#slot = slot;
     this.#browser = browser.version();
     this.#browser.catch(() => {});
   }
@@ -128,6 +134,7 @@ export class RowProvenance {
           requests: this.#requests,
           capturedAt: offsetTimestamp(capturedAt),
           browser: product,
+          browserSlot: this.#slot,
           userAgent: config.userAgent ?? userAgent,
           options: {
             waitUntil: config.timings.waitUntil,

@@ -42,6 +42,8 @@ export interface TryStart {
   tab: Tab;
   /** The browser the tab is in. */
   browser: Browser;
+  /** That browser's slot among the run's (`--browsers`), 1-based: 1 with one browser. */
+  slot: number;
   row: RowFacts;
   /** Logs a warning about the row, prefixed with its number. */
   warn(message: string): void;

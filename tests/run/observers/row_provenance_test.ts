@@ -50,11 +50,11 @@ Deno.test("RunProvenance: the record of each try, its SHA-256, and the run's acc
         portConfig("--provenance", "--user-agent=capture-jobs test", "--verify"),
         "port-tracking",
       );
-      const failedTry = run.forRow(fixture.browser, ROW);
+      const failedTry = run.forRow(fixture.browser, 1, ROW);
       failedTry.request("POST", { ...PAGE, status: 503 });
       assert.deepEqual(failedTry.saved(), { file: ROW.pdfFile });
 
-      const row = run.forRow(fixture.browser, ROW);
+      const row = run.forRow(fixture.browser, 2, ROW);
       row.request("POST", PAGE);
       const amend = row.atPrint([pageRecord(PAGE)]);
       const pdf = new Uint8Array([...printed, ...await amend(printed)]);
@@ -65,7 +65,7 @@ Deno.test("RunProvenance: the record of each try, its SHA-256, and the run's acc
       assert.deepEqual(
         { ...record, capturedAt: undefined, printed: undefined },
         {
-          schema: record.schema,
+          schema: "capture-jobs/provenance@2",
           job: "port-tracking",
           jobId: "job-42",
           row: 3,
@@ -75,6 +75,7 @@ Deno.test("RunProvenance: the record of each try, its SHA-256, and the run's acc
           requests: [{ method: "POST", url: PAGE.url, status: 200, date: "Fri, 27 Nov 2026" }],
           capturedAt: undefined,
           browser: product,
+          browserSlot: 2,
           userAgent: "capture-jobs test",
           options: { waitUntil: "pauses", pauseScale: 1, verify: true, taggedPdf: false },
           printed: undefined,
@@ -89,7 +90,7 @@ Deno.test("RunProvenance: the record of each try, its SHA-256, and the run's acc
   );
 
   await t.step("without --user-agent the record gives the browser's own", async () => {
-    const row = new RunProvenance(portConfig("--provenance"), "port-tracking").forRow(fixture.browser, ROW);
+    const row = new RunProvenance(portConfig("--provenance"), "port-tracking").forRow(fixture.browser, 1, ROW);
     const verdict = await checkProvenance(new Uint8Array([...printed, ...await row.atPrint([])(printed)]));
     assert.equal(verdict.status, "intact");
     const { userAgent } = await fixture.browser.version();
