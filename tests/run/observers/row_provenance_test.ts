@@ -90,7 +90,11 @@ Deno.test("RunProvenance: the record of each try, its SHA-256, and the run's acc
   );
 
   await t.step("without --user-agent the record gives the browser's own", async () => {
-    const row = new RunProvenance(portConfig("--provenance"), "port-tracking").forRow(fixture.browser, 1, ROW);
+    const row = new RunProvenance(portConfig("--provenance"), "port-tracking").forRow(
+      fixture.browser,
+      1,
+      ROW,
+    );
     const verdict = await checkProvenance(new Uint8Array([...printed, ...await row.atPrint([])(printed)]));
     assert.equal(verdict.status, "intact");
     const { userAgent } = await fixture.browser.version();
