@@ -226,6 +226,7 @@ function syntheticReport(rows: number, jpegs: readonly string[]): ReportData {
     jobId: "bench",
     startedAt: "2026-11-27T00:00:00.000",
     elapsed: rows * rowMs,
+    browsers: 1,
     exitCode: 0,
     rows: list,
   };

@@ -14,6 +14,8 @@ export interface ReportTry {
   start: number;
   end?: number;
   result?: TryResult;
+  /** The run's browser the try ran in (`--browsers`, 1-based), once it had its tab. */
+  browser?: number;
 }
 
 /** How a row ended, as the row loop tells it (a `RowOutcome`'s fields the report shows). */
@@ -47,6 +49,8 @@ export interface ReportData {
   /** Ms from the run's start to this moment (the run's duration once finished). */
   elapsed: number;
   rows: readonly ReportRow[];
+  /** The browsers the rows spread over (`--browsers`); the timeline draws a track for each when above 1. */
+  browsers: number;
   /** The exit code once the run ended; undefined while it runs. */
   exitCode?: number;
 }
@@ -58,14 +62,19 @@ export class RunReport {
   readonly #startedAt: string;
   readonly #now: () => number;
   readonly #start: number;
+  readonly #browsers: number;
   #rows: ReportRow[] = [];
   #exitCode: number | undefined;
 
   /**
    * A report of job `job` (its name) with id `jobId`, started now. `now` is the clock in ms (`performance.now`
-   * by default); `startedAt` the local timestamp of the start.
+   * by default); `startedAt` the local timestamp of the start; `browsers` the run's (`--browsers`, 1 by
+   * default).
    */
-  constructor(options: { job: string; jobId: string; startedAt: string; now?: () => number }) {
+  constructor(
+    options: { job: string; jobId: string; startedAt: string; now?: () => number; browsers?: number },
+  ) {
+    this.#browsers = options.browsers ?? 1;
     this.#job = options.job;
     this.#jobId = options.jobId;
     this.#startedAt = options.startedAt;
@@ -81,6 +90,12 @@ export class RunReport {
   /** Row `index` (1-based) begins a try. */
   tryStarted(index: number): void {
     this.#row(index)?.tries.push({ start: this.#elapsed() });
+  }
+
+  /** Row `index`'s running try has its tab in the run's browser `browser` (1-based). */
+  tryIn(index: number, browser: number): void {
+    const last = this.#row(index)?.tries.at(-1);
+    if (last !== undefined && last.end === undefined) last.browser = browser;
   }
 
   /** Row `index`'s running try ended with `result`. */
@@ -128,6 +143,7 @@ export class RunReport {
       startedAt: this.#startedAt,
       elapsed: this.#elapsed(),
       rows: this.#rows,
+      browsers: this.#browsers,
       ...(this.#exitCode !== undefined ? { exitCode: this.#exitCode } : {}),
     };
   }

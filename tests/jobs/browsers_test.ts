@@ -1,7 +1,8 @@
 /**
  * `--browsers 2` without a pool: Job B's rows at once spread over two Chromium processes of the job's own, each
- * line of a try naming its browser, the PDFs those of `--browsers 1` in file order; both browsers gone at the
- * end, also after a SIGKILL of the job (the kernel ends each with its parent).
+ * line of a try naming its browser, the PDFs those of `--browsers 1` in file order, the report's timeline a
+ * track for each browser; both browsers gone at the end, also after a SIGKILL of the job (the kernel ends each
+ * with its parent).
  *
  * Time bounds: none that the host must beat. Rows 1 and 2 are held in their print until both are held, so
  * they are in progress at once on any host and each takes the browser with the fewest rows; waits for a
@@ -47,7 +48,12 @@ async function runWithBrowsers(
   browsers: number,
   whileRunning?: (child: Deno.ChildProcess, output: () => string) => Promise<void>,
 ): Promise<JobRun> {
-  const flags = [...portFlags(sandbox), "--concurrency=2", `--browsers=${browsers}`];
+  const flags = [
+    ...portFlags(sandbox),
+    "--concurrency=2",
+    `--browsers=${browsers}`,
+    `--report=${dir.path}/report.html`,
+  ];
   return await runJobProcess("port", [csv, dir.out, `K${browsers}`, ...flags], {
     env: dir.env,
     ...(whileRunning ? { whileRunning } : {}),
@@ -96,6 +102,17 @@ Deno.test("--browsers 2: two Chromium processes of the job's own, the rows sprea
     for (const pdf of rowsTwo.pdfs) {
       assert.equal(await pdfText(`${two.out}/${pdf}`), await pdfText(`${one.out}/${pdf}`), pdf);
     }
+    // The report's timeline: a track for each browser, each try on its own browser's.
+    const report = await Deno.readTextFile(`${two.path}/report.html`);
+    assert.deepEqual([...report.matchAll(/>(browser \d)<\/text>/g)].map((m) => m[1]), [
+      "browser 1",
+      "browser 2",
+    ]);
+    assert.doesNotMatch(
+      await Deno.readTextFile(`${one.path}/report.html`),
+      />browser \d</,
+      "one browser: lanes",
+    );
     assert.deepEqual(await browserProcessesLeft(two.tmp), [], "both browsers gone");
     assert.deepEqual(await two.tmpEntries(), [], "their folders removed");
   });

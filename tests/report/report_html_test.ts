@@ -12,6 +12,7 @@ function data(exitCode?: number): ReportData {
     jobId: `J<1>`,
     startedAt: "2026-11-27T00:00:00.000",
     elapsed: 7_200_000,
+    browsers: 1,
     ...(exitCode !== undefined ? { exitCode } : {}),
     rows: [
       {

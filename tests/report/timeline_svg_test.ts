@@ -43,6 +43,7 @@ Deno.test("timelineSvg: one group a row with one bar a try in its colour, lanes,
     jobId: "J",
     startedAt: "2026-11-27T00:00:00.000",
     elapsed: 10_000,
+    browsers: 1,
     exitCode: 0,
     rows: [
       row(1, [{ start: 0, end: 4_000, result: "success" }], { status: "success", at: 4_000 }),
@@ -74,6 +75,52 @@ Deno.test("timelineSvg: one group a row with one bar a try in its colour, lanes,
   for (const tick of ["0 s", "2 s", "4 s", "6 s", "8 s", "10 s"]) {
     assert.ok(svg.includes(`>${tick}</text>`), tick);
   }
+});
+
+Deno.test("timelineSvg with several browsers: a named track each, each try on its browser's track", () => {
+  const data: ReportData = {
+    job: "Port",
+    jobId: "J",
+    startedAt: "2026-11-27T00:00:00.000",
+    elapsed: 10_000,
+    browsers: 2,
+    exitCode: 0,
+    rows: [
+      // Its first try failed in browser 1, its second passed in browser 2.
+      row(
+        1,
+        [{ start: 0, end: 1_000, result: "error", browser: 1 }, {
+          start: 3_000,
+          end: 5_000,
+          result: "success",
+          browser: 2,
+        }],
+        { status: "success", at: 5_000 },
+      ),
+      row(2, [{ start: 0, end: 4_000, result: "success", browser: 2 }], { status: "success", at: 4_000 }),
+      row(3, [{ start: 500, end: 2_000, result: "success", browser: 1 }], { status: "success", at: 2_000 }),
+    ],
+  };
+  const svg = timelineSvg(data);
+  // Two lanes on each track: row 1's first try and row 3 overlap in browser 1, row 2 and row 1's retry in 2.
+  assert.match(
+    svg,
+    /^<svg [^>]*viewBox="0 0 1000 142"/,
+    "two names of 14, four lanes of 22, the axis of 26",
+  );
+  const names = [...svg.matchAll(/<text x="12" y="(\d+)">(browser \d)<\/text>/g)].map((m) => [m[2], m[1]]);
+  assert.deepEqual(names, [["browser 1", "11"], ["browser 2", "69"]]);
+  const tries = [...svg.matchAll(/<title>([^<]+)<\/title><rect x="[\d.]+" y="([\d.]+)"/g)].map((m) => [
+    m[1],
+    Number(m[2]),
+  ]);
+  assert.deepEqual(tries, [
+    ["Row 1 (container C1), try 1: retried, 1 s", 18],
+    ["Row 3 (container C3), try 1: success, 1.5 s", 40],
+    ["Row 1 (container C1), try 2: success, 2 s", 98],
+    ["Row 2 (container C2), try 1: success, 4 s", 76],
+  ]);
+  assert.doesNotMatch(svg, /no browser/, "every try had a browser");
 });
 
 Deno.test("shortDuration: seconds, then minutes and hours on a clock", () => {

@@ -380,6 +380,7 @@ Deno.test("the checks: under --report the report lists every row once, as its lo
       jobId: "S1",
       startedAt: "2026-11-27T00:00:00.000",
       elapsed: 2_000,
+      browsers: 1,
       exitCode,
       rows: [a, b, c].map((row, i) => ({
         index: row.index,

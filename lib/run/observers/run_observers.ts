@@ -33,6 +33,7 @@ export function runObservers(
       outputDir: config.outputDir,
       job: jobName,
       jobId: config.jobId,
+      browsers: config.browsers,
       logger,
       signal,
     }));

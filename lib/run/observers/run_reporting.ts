@@ -35,6 +35,8 @@ export interface RunReportingOptions {
   /** The job's name and the run's id. */
   job: string;
   jobId: string;
+  /** The browsers the rows spread over (`--browsers`). */
+  browsers: number;
   logger: JobLogger;
   /** The run's stop: no thumbnail is taken once it aborted. */
   signal: AbortSignal;
@@ -50,7 +52,8 @@ export function reportObserver(options: RunReportingOptions): RowObserver {
   return {
     rowsRead: (labels) => reporting.rowsRead(labels),
     aroundTry: (index, work) => reporting.try(index, work),
-    tryIn({ tab, row, warn }) {
+    tryIn({ tab, slot, row, warn }) {
+      reporting.tryIn(row.index, slot);
       const thumbnail = reporting.thumbnailOf(tab, row.index, warn);
       return { leavingPage: thumbnail, failed: thumbnail };
     },
@@ -72,7 +75,12 @@ export class RunReporting {
 
   constructor(options: RunReportingOptions) {
     this.#options = options;
-    this.#report = new RunReport({ job: options.job, jobId: options.jobId, startedAt: localTimestamp() });
+    this.#report = new RunReport({
+      job: options.job,
+      jobId: options.jobId,
+      startedAt: localTimestamp(),
+      browsers: options.browsers,
+    });
     const links = { pdfHref: (file: string) => pdfHref(options.reportFile, options.outputDir, file) };
     this.#file = new ReportFile(options.reportFile, () => reportHtml(this.#report.data(), links), {
       onError: (error) =>
@@ -97,6 +105,11 @@ export class RunReporting {
       this.#report.tryEnded(index, stopped ? "stopped" : "error");
       throw error;
     }
+  }
+
+  /** Row `index`'s try has its tab in the run's browser `slot`. */
+  tryIn(index: number, slot: number): void {
+    this.#report.tryIn(index, slot);
   }
 
   /** Row `index` ended with `outcome`; the file is rewritten when due. */

@@ -38,6 +38,7 @@ Deno.test("RunReporting: tries, thumbnails and the written report", async () => 
     outputDir: dir.out,
     job: "Port",
     jobId: "J",
+    browsers: 1,
     logger,
     signal: stop.signal,
   });
