@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { untilAborted } from "../deadline.ts";
 import type { Browser } from "./browser.ts";
 import type { BrowserSupervisor, TabUse } from "./supervisor.ts";
 import type { Tab } from "./tab/tab.ts";
@@ -45,6 +46,20 @@ export function pickSlot(slots: readonly SlotLoad[]): number | undefined {
   return best;
 }
 
+/** How a fleet is made. */
+export interface FleetOptions {
+  /** How many browsers (K). */
+  slots: number;
+  /** Rows in progress at once (N): each browser gets ⌈N/K⌉ tabs. */
+  rowsAtOnce: number;
+  /** Makes slot `slot`'s (1-based) supervisor, with `tabs` tabs. */
+  supervisor: (slot: number, tabs: number) => BrowserSupervisor;
+  /** Hears of a browser that could not start while rows waited for it; it is started again later. */
+  onStartFailed?: (slot: number, error: unknown) => void;
+  /** The run's stop: a row waiting for a tab stops waiting, with its reason. */
+  stop?: AbortSignal;
+}
+
 /** How a slot's browser did at the run's start. */
 export type SlotStart = { slot: number; error?: unknown };
 
@@ -53,19 +68,23 @@ export class BrowserFleet implements AsyncDisposable {
   readonly #slots: readonly BrowserSupervisor[];
   readonly #rows: number[];
   readonly #tabs: number;
+  /** Starts of browsers not working, begun while rows wait for a tab (one at a time a slot). */
+  readonly #starting = new Map<number, Promise<void>>();
+  readonly #onStartFailed: (slot: number, error: unknown) => void;
+  readonly #stop: AbortSignal | undefined;
+  /** Slots whose start failed while rows waited: not started again before a tab is given back. */
+  readonly #failed = new Set<number>();
+  /** Settles the next time a tab is given back or a start ends: rows waiting for a tab look again. */
+  #changed = Promise.withResolvers<void>();
 
-  /**
-   * `slots` browsers for `rowsAtOnce` rows in progress: `supervisor(slot, tabs)` makes slot `slot`'s (1-based)
-   * supervisor with `tabs` tabs, ⌈rowsAtOnce / slots⌉.
-   */
-  constructor(
-    slots: number,
-    rowsAtOnce: number,
-    supervisor: (slot: number, tabs: number) => BrowserSupervisor,
-  ) {
+  /** Makes the slots' supervisors; no browser starts before {@linkcode start} or {@linkcode withTab}. */
+  constructor(options: FleetOptions) {
+    const { slots, rowsAtOnce } = options;
     this.#tabs = Math.ceil(rowsAtOnce / slots);
-    this.#slots = Array.from({ length: slots }, (_, index) => supervisor(index + 1, this.#tabs));
+    this.#slots = Array.from({ length: slots }, (_, index) => options.supervisor(index + 1, this.#tabs));
     this.#rows = this.#slots.map(() => 0);
+    this.#onStartFailed = options.onStartFailed ?? (() => {});
+    this.#stop = options.stop;
   }
 
   /** How many browsers the rows spread over (K). */
@@ -81,8 +100,6 @@ export class BrowserFleet implements AsyncDisposable {
   /**
    * Starts every slot's browser at once (each prepared as it joins) and tells how each did, in slot order; a
    * slot that could not start is started again when a row needs it.
-   *
-   * @throws the stop's reason when the run was asked to stop meanwhile.
    */
   async start(): Promise<SlotStart[]> {
     const started = await Promise.allSettled(this.#slots.map((slot) => slot.start()));
@@ -92,21 +109,20 @@ export class BrowserFleet implements AsyncDisposable {
   }
 
   /**
-   * Runs `work` in a free tab of the browser {@linkcode pickSlot} picks, as {@linkcode BrowserSupervisor.withTab}
-   * does, told that browser's slot (1-based).
+   * Runs `work` in a free tab, as {@linkcode BrowserSupervisor.withTab} does, told the browser's slot
+   * (1-based): a tab of the working browser {@linkcode pickSlot} picks. While no working browser has a free
+   * tab, the browsers that are not working (lost, or not yet started) are started and the row waits for the
+   * first tab free anywhere; only when no browser works at all does the row wait for one to start, and fail
+   * with its start's error.
    */
   async withTab<T>(use: TabUse, work: (tab: Tab, browser: Browser, slot: number) => Promise<T>): Promise<T> {
-    const index = pickSlot(
-      this.#slots.map((slot, i) => ({ rows: this.#rows[i]!, tabs: this.#tabs, working: slot.working })),
-    );
-    if (index === undefined) {
-      throw new Error(`more rows at once than the browsers have tabs (${this.#tabs} each)`);
-    }
-    this.#rows[index]!++;
+    const index = await this.#lend();
     try {
       return await this.#slots[index]!.withTab(use, (tab, browser) => work(tab, browser, index + 1));
     } finally {
       this.#rows[index]!--;
+      this.#failed.clear();
+      this.#change();
     }
   }
 
@@ -118,5 +134,48 @@ export class BrowserFleet implements AsyncDisposable {
   /** Same as {@linkcode close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  /** A slot with a free tab for a starting row, its tab counted as taken. */
+  async #lend(): Promise<number> {
+    for (;;) {
+      const loads = this.#slots.map((slot, i) => ({
+        rows: this.#rows[i]!,
+        tabs: this.#tabs,
+        working: slot.working,
+      }));
+      const index = pickSlot(loads);
+      const anyWorking = loads.some((load) => load.working);
+      if (index !== undefined && (loads[index]!.working || !anyWorking)) {
+        this.#rows[index]!++;
+        return index;
+      }
+      // The working browsers are busy: start those that are not, and take whichever tab is free first.
+      const changed = this.#changed.promise;
+      for (const [i, load] of loads.entries()) {
+        if (!load.working && load.rows < load.tabs && !this.#failed.has(i)) this.#startInBackground(i);
+      }
+      await untilAborted(changed, this.#stop);
+    }
+  }
+
+  #startInBackground(index: number): void {
+    if (this.#starting.has(index)) return;
+    const start = this.#slots[index]!.start().then(
+      () => {},
+      (error) => {
+        this.#failed.add(index);
+        if (!this.#stop?.aborted) this.#onStartFailed(index + 1, error);
+      },
+    ).finally(() => {
+      this.#starting.delete(index);
+      this.#change();
+    });
+    this.#starting.set(index, start);
+  }
+
+  #change(): void {
+    this.#changed.resolve();
+    this.#changed = Promise.withResolvers<void>();
   }
 }

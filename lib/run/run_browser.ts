@@ -38,7 +38,7 @@ export function jobBrowsers(
   const stopFile = join(config.outputDir, stopFileName(config.jobId));
   const policy = new UrlPolicy(config.allowUrls, config.denyUrls);
   const several = config.browsers > 1;
-  return new BrowserFleet(config.browsers, config.concurrency, (slot, tabs) => {
+  const supervisor = (slot: number, tabs: number) => {
     const which = several ? `Browser ${slot}` : "The browser";
     const named = (message: string) => several ? `Browser ${slot}: ${message}` : message;
     return new BrowserSupervisor({
@@ -70,7 +70,19 @@ export function jobBrowsers(
         }
         : {}),
     });
+  };
+  return new BrowserFleet({
+    slots: config.browsers,
+    rowsAtOnce: config.concurrency,
+    supervisor,
+    onStartFailed: (slot, error) => logger.warn(couldNotStart(slot, error)),
+    stop: options.signal,
   });
+}
+
+/** The warning for browser `slot` that could not start while others did. */
+function couldNotStart(slot: number, error: unknown): string {
+  return `Browser ${slot} could not start: ${errorText(error)}; it is started again when a row needs it`;
 }
 
 /**
@@ -95,11 +107,7 @@ export async function startRunBrowser(
     logger.error(`${failure}: ${errorText(failed[0]!.error)}`);
     return EXIT_FAILURE;
   }
-  for (const { slot, error } of failed) {
-    logger.warn(
-      `Browser ${slot} could not start: ${errorText(error)}; it is started again when a row needs it`,
-    );
-  }
+  for (const { slot, error } of failed) logger.warn(couldNotStart(slot, error));
   return undefined;
 }
 
