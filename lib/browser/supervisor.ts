@@ -8,7 +8,7 @@
  * @module
  */
 import { Browser, type BrowserOptions } from "./browser.ts";
-import { TabGoneError } from "../errors.ts";
+import { StopRequestedError, TabGoneError } from "../errors.ts";
 import { TAB_HEALTH_MS } from "../timings.ts";
 import type { Refusals } from "./guard/page_guard.ts";
 import type { Tab } from "./tab/tab.ts";
@@ -50,6 +50,8 @@ export class BrowserSupervisor implements AsyncDisposable {
   readonly #options: SupervisorOptions;
   #current: Generation | undefined;
   #starting: Promise<Generation> | undefined;
+  /** Ends a start still in progress when the supervisor closes (a pool still waited for, say). */
+  readonly #closing = new AbortController();
   #starts = 0;
 
   /** Stores the options; no browser starts before the first {@linkcode start} or {@linkcode withTab}. */
@@ -107,9 +109,17 @@ export class BrowserSupervisor implements AsyncDisposable {
     if (current !== undefined) await this.#retire(current);
   }
 
-  /** Closes the browser for good. */
-  close(): Promise<void> {
-    return this.replace();
+  /**
+   * Closes the browser for good. A start still in progress (a replacement still waiting for a full pool) is
+   * given up first, so that no browser is had after the run and nothing keeps the process waiting.
+   */
+  async close(): Promise<void> {
+    const starting = this.#starting;
+    if (starting !== undefined) {
+      this.#closing.abort(new StopRequestedError("the run is over: its browsers are closing"));
+      await starting.catch(() => {});
+    }
+    await this.replace();
   }
 
   /** Same as {@linkcode close}, for `await using`. */
@@ -134,8 +144,10 @@ export class BrowserSupervisor implements AsyncDisposable {
   async #startBrowser(): Promise<Generation> {
     this.#starts++;
     const uses = new Map<number, TabUse>();
+    const { stop } = this.#options;
     const browser = await Browser.start({
       ...this.#options,
+      stop: stop ? AbortSignal.any([stop, this.#closing.signal]) : this.#closing.signal,
       onDialog: (message, tab) => (uses.get(tab) ?? this.#options).onDialog(message),
     });
     try {
