@@ -25,6 +25,7 @@ export const LONG_TEST_RUNS: Readonly<Record<string, number>> = {
   "tests/jobs/stop_test.ts": 1,
   "tests/jobs/browser_pool_pair_test.ts": 5,
   "tests/jobs/pool_wait_test.ts": 1,
+  "tests/jobs/browsers_pool_test.ts": 1,
 };
 
 if (import.meta.main) {
