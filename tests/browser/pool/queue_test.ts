@@ -4,7 +4,8 @@
 // (tests/jobs/browser_pool_test.ts and pool_wait_test.ts run the real one). Short deadlines and notices run
 // out on a silence, the same at any length; a wait that must end otherwise gets AMPLE_MS
 // (tests/helpers/host_speed.ts), and how it ended is told by the error and the requests the stand-in saw,
-// not by a time.
+// not by a time. A stand-in that answers at once gets a queue notice of AMPLE_MS: the notice must not come
+// before the answer, however slow the host.
 import assert from "node:assert/strict";
 import { connectQueued, type PoolQueue } from "../../../lib/browser/pool/queue.ts";
 import { BrowserLaunchError, StopRequestedError } from "../../../lib/errors.ts";
@@ -81,7 +82,7 @@ Deno.test("connectQueued: a refused token fails at once, naming the token", asyn
     await t.step(`HTTP ${status}`, async () => {
       await using server = TestServer.start().route("/", () => new Response("no", { status }));
       const url = `ws://127.0.0.1:${server.port}/?token=s3cret`;
-      const waiting = queue();
+      const waiting = queue({ noticeMs: AMPLE_MS });
       const error = await connectQueued(url, waiting, { closedReason }).catch((e) => e);
       assert.ok(error instanceof BrowserLaunchError, String(error));
       assert.match(
@@ -114,7 +115,7 @@ Deno.test("connectQueued: a full or restarting pool is asked again after a wait,
         return new Response("no", { status });
       });
       const url = `ws://127.0.0.1:${server.port}/?token=s3cret`;
-      const waiting = queue();
+      const waiting = queue({ noticeMs: AMPLE_MS });
       const error = await connectQueued(url, waiting, { closedReason, stop: stop.signal }).catch((e) => e);
       assert.ok(error instanceof StopRequestedError, String(error));
       assert.equal(server.requestsTo("/").length, 2);
@@ -134,7 +135,10 @@ Deno.test("connectQueued: a full or restarting pool is asked again after a wait,
 
   await t.step("a refused connection (the pool restarting): the stop file ends the wait", async () => {
     const url = `ws://127.0.0.1:${closedPort()}/?token=s3cret`;
-    const waiting = queue({ stopRequested: () => Promise.resolve(waiting.notices.length > 0) });
+    const waiting = queue({
+      noticeMs: AMPLE_MS,
+      stopRequested: () => Promise.resolve(waiting.notices.length > 0),
+    });
     const error = await connectQueued(url, waiting, { closedReason }).catch((e) => e);
     assert.ok(error instanceof StopRequestedError, String(error));
     assert.equal(error.message, "stop file found while waiting for the browser pool");
