@@ -22,6 +22,8 @@ export interface DrawnRow {
 /** The options of one drawn run. */
 export interface DrawnOptions {
   concurrency: number;
+  /** `--browsers`: 1 to 3, at most the concurrency; 1 under `--pool`. */
+  browsers: number;
   retries: number;
   failOnRowErrors: boolean;
   /** Set: a stop file is created once this row has ended, then the same run goes on with `--resume`. */
@@ -104,6 +106,7 @@ export function drawRun(seed: number, job: JobKind, limits: DrawLimits): SoakPla
   const drawnConcurrency = limits.concurrency ?? drawn;
   const options: DrawnOptions = {
     concurrency: drawnConcurrency,
+    browsers: 1,
     retries: random.int(0, 2),
     failOnRowErrors: random.chance(0.5),
     jobServer: random.weighted(JOB_SERVER_MODES),
@@ -128,6 +131,10 @@ export function drawRun(seed: number, job: JobKind, limits: DrawLimits): SoakPla
     if (random.chance(MEMBER_LOSS_CHANCE)) placeMemberLoss(random, behaviours, options.concurrency);
     poolFullAtStart = random.chance(POOL_FULL_CHANCE);
   }
+  // Drawn after the pool's changes, so that they keep their values for every seed. Several browsers of a
+  // pool's would be sessions on either member, which the member loss cannot tell apart: one under --pool.
+  const drawnBrowsers = random.int(1, 3);
+  if (!limits.pool) options.browsers = Math.min(drawnBrowsers, options.concurrency);
   const rows = behaviours.map((behaviour, i): DrawnRow => ({
     index: i + 1,
     behaviour,
@@ -184,6 +191,7 @@ export function drawSummary(plan: SoakPlan): string {
   const parts = [
     `${plan.rows.length} rows`,
     `c${options.concurrency}`,
+    ...(options.browsers > 1 ? [`b${options.browsers}`] : []),
     `r${options.retries}`,
     ...(options.failOnRowErrors ? ["fail-on-row-errors"] : []),
     ...(options.waitUntil === "ready" ? ["wait-until ready"] : []),

@@ -20,6 +20,7 @@ import { collectText, jobCommandArgs, ROOT } from "../tests/helpers/job_process.
 import {
   browserProcessesUnder,
   isMainBrowser,
+  killFingerprintedBrowser,
   killFingerprintedRenderer,
   killOurs,
 } from "../tests/helpers/processes.ts";
@@ -139,6 +140,7 @@ export function jobArgs(input: JobRunInput, csv: string): string[] {
     `--http-timeout=${input.limitS ?? LIMIT_S}`,
     `--wait-timeout=${input.limitS ?? LIMIT_S}`,
     `--concurrency=${options.concurrency}`,
+    `--browsers=${options.browsers}`,
     `--retries=${options.retries}`,
     ...(options.failOnRowErrors ? ["--fail-on-row-errors"] : []),
     `--wait-until=${options.waitUntil}`,
@@ -375,6 +377,10 @@ async function deliverKill(kill: KillCase, input: JobRunInput): Promise<string |
   }
   const processes = await browserProcessesUnder(marker);
   if (kill === "browserDuringRow") {
+    // Among several browsers (--browsers), the one whose renderer shows the row.
+    if (input.plan.options.browsers > 1) {
+      return await killFingerprintedBrowser(marker, KILL_FINGERPRINT_BYTES);
+    }
     const main = processes.filter(isMainBrowser);
     if (main.length !== 1) return `${main.length} main browser processes`;
     return killOurs(main[0]!.pid, marker) ? undefined : "the browser was gone";

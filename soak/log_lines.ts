@@ -19,9 +19,9 @@ export interface LoggedEnd {
 
 const ROW_LINE = /\bRow (\d+)\/\d+ \(/;
 const ENDED =
-  /\bRow (\d+)\/\d+ \(.*?\): (saved .*?(?: \(SHA-256 ([0-9a-f]{64})\))?|already present as .*|failed: (.*))$/;
-const TRY_FAILED = /\bRow (\d+)\/\d+ \(.*?\): try \d+ of \d+ failed: /;
-const FIRST_TRY_FAILED = /\bRow (\d+)\/\d+ \(.*?\): (?:try 1 of \d+ )?failed: (.*)$/;
+  /\bRow (\d+)\/\d+ \(.*?\): (saved .*?(?: \(SHA-256 ([0-9a-f]{64})\))?|already present as .*|failed(?: in browser \d+)?: (.*))$/;
+const TRY_FAILED = /\bRow (\d+)\/\d+ \(.*?\): try \d+ of \d+ failed(?: in browser \d+)?: /;
+const FIRST_TRY_FAILED = /\bRow (\d+)\/\d+ \(.*?\): (?:try 1 of \d+ )?failed(?: in browser \d+)?: (.*)$/;
 
 /** The row index of every line that names a row, in the order of the log. */
 export function rowLineIndexes(log: string): number[] {

@@ -99,6 +99,28 @@ export function residentBytes(pid: number): number {
  * page. Returns why it could not, or undefined once done.
  */
 export async function killFingerprintedRenderer(marker: string, bytes: number): Promise<string | undefined> {
+  const renderer = await fingerprintedRenderer(marker, bytes);
+  if (typeof renderer === "string") return renderer;
+  return killOurs(renderer.pid, marker) ? undefined : "the renderer was gone";
+}
+
+/**
+ * SIGKILLs the main process of the browser whose renderer under `marker` holds the fingerprint of `bytes`
+ * (a kill page's, among several browsers of one job: `--browsers`): the browser with that renderer's profile.
+ * Returns why it could not, or undefined once done.
+ */
+export async function killFingerprintedBrowser(marker: string, bytes: number): Promise<string | undefined> {
+  const renderer = await fingerprintedRenderer(marker, bytes);
+  if (typeof renderer === "string") return renderer;
+  const profile = /--user-data-dir=(\S+)/.exec(renderer.commandLine)?.[1];
+  if (profile === undefined) return "the renderer names no profile";
+  const main = (await browserProcessesUnder(profile)).filter(isMainBrowser);
+  if (main.length !== 1) return `${main.length} main browser processes with the renderer's profile`;
+  return killOurs(main[0]!.pid, marker) ? undefined : "the browser was gone";
+}
+
+/** The one renderer under `marker` resident above `bytes` (a kill page's fingerprint), or why there is none. */
+async function fingerprintedRenderer(marker: string, bytes: number): Promise<ProcessInfo | string> {
   // The browser's own UI runs in a renderer too (`--top-chrome-webui`), never a page's, and on Chromium 156 it
   // holds about 230 MB (docs/chromium_notes.md#the-browsers-own-ui-renderer).
   const large = (await browserProcessesUnder(marker)).filter((process) =>
@@ -116,5 +138,5 @@ export async function killFingerprintedRenderer(marker: string, bytes: number): 
       seen.length ? ` (${seen.join("; ")})` : ""
     }`;
   }
-  return killOurs(large[0]!.pid, marker) ? undefined : "the renderer was gone";
+  return large[0]!;
 }

@@ -30,7 +30,12 @@ Deno.test("--pool draws the same run as without, plus a member loss on as many r
     for (const job of JOBS) {
       const local = drawRun(seed, job, { rows: 12 });
       const pooled = drawRun(seed, job, { rows: 12, pool: true });
-      assert.deepEqual(pooled.options, local.options, `seed ${seed} job ${job}: the same options`);
+      assert.deepEqual(
+        { ...pooled.options, browsers: local.options.browsers },
+        local.options,
+        `seed ${seed} job ${job}: the same options`,
+      );
+      assert.equal(pooled.options.browsers, 1, `seed ${seed} job ${job}: one browser, a pool's session`);
       assert.equal(pooled.pool, true);
       const lost = pooled.rows.filter((row) => row.behaviour.kill === MEMBER_LOSS).map((row) => row.index);
       if (lost.length === 0) continue;
@@ -221,6 +226,7 @@ function poolPlan(behaviours: typeof BEHAVIOURS, retries: number): SoakPlan {
     rows,
     options: {
       concurrency: 2,
+      browsers: 1,
       retries,
       failOnRowErrors: false,
       jobServer: "ok",

@@ -47,6 +47,7 @@ function plan(job: JobKind, behaviours: readonly Behaviour[], options: Options =
     rows,
     options: {
       concurrency: 1,
+      browsers: 1,
       retries: options.retries ?? 2,
       failOnRowErrors: false,
       jobServer: "ok",
