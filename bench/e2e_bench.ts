@@ -9,6 +9,8 @@
 import { findChromium } from "../lib/browser/chromium/path.ts";
 import { type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
 import { startBrowserless } from "../fixtures/browserless.ts";
+import { startBrowserlessPair } from "../fixtures/browserless_pair.ts";
+import { browsersSection, runBrowsers } from "./harness/browsers_run.ts";
 import { type BenchOptions, HelpRequested, parseBenchOptions, USAGE } from "./harness/bench_options.ts";
 import { runRounds } from "./harness/comparison_rounds.ts";
 import { breakdownSection, jobSection, taggedSection } from "./harness/comparison_table.ts";
@@ -59,6 +61,26 @@ async function main(args: string[]): Promise<number> {
       return finish(header, sections, options, progress);
     }
     await warmUp(sandbox, workDir, options, progress);
+    if (options.browsersOnly) {
+      progress("starting three browserless members behind HAProxy (CONCURRENT=1 each)");
+      await using pool = await startBrowserlessPair({
+        concurrent: 1,
+        queued: 2,
+        timeoutMs: 30_000,
+        token: "bench",
+        count: 3,
+      });
+      for (const job of ["port", "shipment"] as const) {
+        const result = await runBrowsers(sandbox, job, {
+          rows: options.browsersRows,
+          dir: workDir,
+          pool,
+          progress,
+        });
+        sections.push(browsersSection(result));
+      }
+      return finish(header, sections, options, progress);
+    }
     if (options.costsOnly) {
       sections.push(...await optionCosts(sandbox, workDir, options, progress));
       return finish(header, sections, options, progress);

@@ -44,6 +44,13 @@ export interface BenchOptions {
   skipCosts: boolean;
   /** Only the options' cost runs (`--costs-only`). */
   costsOnly: boolean;
+  /**
+   * Only the `--browsers` runs (`--browsers-only`): both jobs through three browserless members behind
+   * HAProxy, K = 1, 2, 3, at the spec's pauses and at none.
+   */
+  browsersOnly: boolean;
+  /** Rows of each `--browsers` run (`--browsers-rows`, default 12). */
+  browsersRows: number;
 }
 
 /** Usage text. */
@@ -51,6 +58,7 @@ export const USAGE =
   `deno task bench [--rows N] [--rounds R] [--memory-rows N] [--skip-memory] [--skip-fidelity]
                 [--concurrency-rows N] [--skip-concurrency] [--skip-pool] [--modes-rows N] [--skip-modes]
                 [--cost-rows N] [--cost-of FLAG]... [--skip-costs] [--report FILE] [--floor-only] [--costs-only]
+                [--browsers-only] [--browsers-rows N]
   --rows N          rows per side-by-side run (default 50, at least 2)
   --rounds R        rounds of project/floor runs, alternating (default 3)
   --memory-rows N   rows of the project's Job B memory run (default 1000)
@@ -69,7 +77,10 @@ export const USAGE =
   --report FILE     also write the Markdown report to FILE
   --floor-only      only Job B's floor: --rounds runs of --rows rows and its ms/row (the host's speed;
                     e.g. --floor-only --rows 20 --rounds 3, under a minute)
-  --costs-only      only the options' cost runs of both jobs`;
+  --costs-only      only the options' cost runs of both jobs
+  --browsers-only   only the --browsers runs: both jobs through three browserless members behind HAProxy,
+                    --browsers 1, 2, 3 with as many rows at once, at the spec's pauses and at none
+  --browsers-rows N rows of each --browsers run (default 12)`;
 
 /** Parses the command line. @throws {Error} with a one-line message. */
 export function parseBenchOptions(args: string[]): BenchOptions {
@@ -93,6 +104,8 @@ export function parseBenchOptions(args: string[]): BenchOptions {
       "cost-of": { type: "string", multiple: true },
       "skip-costs": { type: "boolean", default: false },
       "costs-only": { type: "boolean", default: false },
+      "browsers-only": { type: "boolean", default: false },
+      "browsers-rows": { type: "string", default: "12" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -117,6 +130,8 @@ export function parseBenchOptions(args: string[]): BenchOptions {
     costOf: costedOptions(values["cost-of"]),
     skipCosts: values["skip-costs"],
     costsOnly: values["costs-only"],
+    browsersOnly: values["browsers-only"],
+    browsersRows: integer("--browsers-rows", values["browsers-rows"], 2),
   };
   if (values.report !== undefined) options.reportFile = values.report;
   return options;
