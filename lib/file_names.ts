@@ -217,6 +217,15 @@ export function resultsCsvFileName(jobId: string, os: FileNameOs = Deno.build.os
 }
 
 /**
+ * Name of the lock file a run of either job holds in output_dir while it runs, so that a second run of the same
+ * job id into the same folder is refused; removed at the run's end.
+ * @example `runLockFileName("42")` → `"run_42.lock"`
+ */
+export function runLockFileName(jobId: string, os: FileNameOs = Deno.build.os): string {
+  return jobFileName("run_", jobId, ".lock", os);
+}
+
+/**
  * Stop file name looked for inside output_dir (spec "Stop file"). A job id too long for a file
  * name is shortened here too; without that the operator could not create the file at all.
  * @example `stopFileName("42")` → `"stop_42.txt"`

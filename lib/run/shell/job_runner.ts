@@ -6,6 +6,7 @@
  */
 import { dirname } from "node:path";
 import denoConfig from "../../../deno.json" with { type: "json" };
+import { RunLock } from "./run_lock.ts";
 import { errorText, StopRequestedError, UsageError } from "../../errors.ts";
 import type { Command, CommonConfig, EnvReader, JobKind } from "../../config/job_config.ts";
 import { type JobLog, startJobLog } from "./job_log.ts";
@@ -77,11 +78,14 @@ export async function runJob<C extends CommonConfig>(
     return EXIT_OK;
   }
   const config = command.config;
+  let lock: RunLock;
   try {
     await checkInputFile(config.inputFile);
     if (config.check) return await check(job, config, io);
     await prepareOutputDir(config.outputDir);
     if (config.reportFile !== undefined) await checkReportFolder(config.reportFile);
+    // Last of the checks, held to the end: a second run of the job id into the folder is refused at once.
+    lock = await RunLock.take(config.outputDir, config.jobId);
   } catch (error) {
     io.stderr(`error: ${errorText(error)}`);
     return EXIT_FAILURE;
@@ -109,6 +113,7 @@ export async function runJob<C extends CommonConfig>(
     }
   } finally {
     for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
+    await lock.release();
   }
 }
 
