@@ -87,11 +87,6 @@ export class BrowserFleet implements AsyncDisposable {
     this.#stop = options.stop;
   }
 
-  /** How many browsers the rows spread over (K). */
-  get size(): number {
-    return this.#slots.length;
-  }
-
   /** How many browsers were started so far, replacements included (K for a run without faults). */
   get starts(): number {
     return this.#slots.reduce((sum, slot) => sum + slot.starts, 0);

@@ -14,14 +14,8 @@
  */
 import assert from "node:assert/strict";
 import { LONG_TESTS_IGNORED } from "../helpers/long_tests.ts";
-import {
-  detailIdFor,
-  detailMarker,
-  type RecordedRequest,
-  type Sandbox,
-  startSandbox,
-} from "../../fixtures/sandbox.ts";
-import { HOLD_PATH } from "../../fixtures/sandbox/holding_pages.ts";
+import { detailIdFor, detailMarker, type Sandbox, startSandbox } from "../../fixtures/sandbox.ts";
+import { holdPages } from "../helpers/page_holds.ts";
 import { type BrowserlessPair, startBrowserlessPair } from "../../fixtures/browserless_pair.ts";
 import { type JobRun, pdfText, TestFolder, waitUntil } from "../helpers/job_process.ts";
 import { CONTAINERS, outputOf, rowsIn, runOnPool, SHIPMENTS } from "../helpers/pool_jobs.ts";
@@ -127,22 +121,15 @@ Deno.test({
 
       await t.step("a member killed mid-run under --retries 2: every row saved, exit 0", async () => {
         const values = VALUES.port.map((value, i) => i < 3 ? `${value}-HOLDPRINT` : value);
-        const held = Promise.withResolvers<void>();
-        const release = Promise.withResolvers<void>();
-        let holds = 0;
-        sandbox.holdUntil = (request: RecordedRequest) => {
-          if (request.path !== `${HOLD_PATH}/block`) return undefined;
-          if (++holds === 3) held.resolve();
-          return release.promise;
-        };
+        const holds = holdPages(sandbox, 3);
         let killed: number[] = [];
         try {
           const lost = await runIn(pool, sandbox, "port", 3, values, ["--retries=2"], async (child) => {
             try {
-              await Promise.race([held.promise, child.status]);
+              await Promise.race([holds.allHeld, child.status]);
               killed = await pool.members[1]!.kill();
             } finally {
-              release.resolve();
+              holds.release();
             }
           });
           await using _dir = lost.dir;
@@ -155,8 +142,7 @@ Deno.test({
           assert.match(log, /closed the session|was killed|closed its DevTools connection/);
           assert.doesNotMatch(log, /: failed/, "no row failed for good");
         } finally {
-          release.resolve();
-          delete sandbox.holdUntil;
+          holds.release();
         }
       });
     } catch (error) {

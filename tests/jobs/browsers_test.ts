@@ -9,8 +9,8 @@
  * job's state (AMPLE_MS) are hang guards.
  */
 import assert from "node:assert/strict";
-import { type RecordedRequest, type Sandbox, startSandbox } from "../../fixtures/sandbox.ts";
-import { HOLD_PATH } from "../../fixtures/sandbox/holding_pages.ts";
+import { type Sandbox, startSandbox } from "../../fixtures/sandbox.ts";
+import { holdPages } from "../helpers/page_holds.ts";
 import { type JobRun, pdfText, runJobProcess, TestFolder, waitUntil } from "../helpers/job_process.ts";
 import { CONTAINERS, outputOf, rowsIn } from "../helpers/pool_jobs.ts";
 import { AMPLE_MS } from "../helpers/host_speed.ts";
@@ -18,28 +18,6 @@ import { browserProcessesLeft, browserProcessesUnder, isMainBrowser } from "../h
 import { portFlags } from "../helpers/site_flags.ts";
 
 const CONTAINERS_HELD = ["MSCU5000001-HOLDPRINT", "MSCU5000002-HOLDPRINT", "MSCU5000003", "MSCU5000004"];
-
-/**
- * Holds each print until `count` prints are held, so that those rows are in progress at once; resolves
- * `allHeld` then. Returns the release of every hold.
- */
-function holdPrints(sandbox: Sandbox, count: number) {
-  const allHeld = Promise.withResolvers<void>();
-  const release = Promise.withResolvers<void>();
-  let held = 0;
-  sandbox.holdUntil = (request: RecordedRequest) => {
-    if (request.path !== `${HOLD_PATH}/block`) return undefined;
-    if (++held === count) allHeld.resolve();
-    return release.promise;
-  };
-  return {
-    allHeld: allHeld.promise,
-    release: () => {
-      release.resolve();
-      delete sandbox.holdUntil;
-    },
-  };
-}
 
 async function runWithBrowsers(
   sandbox: Sandbox,
@@ -68,7 +46,7 @@ Deno.test("--browsers 2: two Chromium processes of the job's own, the rows sprea
     await using two = await TestFolder.create();
     const rowsOne = await rowsIn(one, CONTAINERS, CONTAINERS_HELD, "K");
     const rowsTwo = await rowsIn(two, CONTAINERS, CONTAINERS_HELD, "K");
-    const single = holdPrints(sandbox, 2);
+    const single = holdPages(sandbox, 2);
     const runOne = runWithBrowsers(sandbox, one, rowsOne.csv, 1, async () => {
       await single.allHeld;
       single.release();
@@ -76,7 +54,7 @@ Deno.test("--browsers 2: two Chromium processes of the job's own, the rows sprea
     const resultOne = await runOne.finally(single.release);
     assert.equal(resultOne.code, 0, outputOf(resultOne));
 
-    const pair = holdPrints(sandbox, 2);
+    const pair = holdPages(sandbox, 2);
     let browsersWhileHeld: number[] = [];
     const result = await runWithBrowsers(sandbox, two, rowsTwo.csv, 2, async () => {
       try {
@@ -120,7 +98,7 @@ Deno.test("--browsers 2: two Chromium processes of the job's own, the rows sprea
   await t.step("a SIGKILL of the job takes both browsers with it", async () => {
     await using dir = await TestFolder.create();
     const rows = await rowsIn(dir, CONTAINERS, CONTAINERS_HELD, "K");
-    const pair = holdPrints(sandbox, 2);
+    const pair = holdPages(sandbox, 2);
     try {
       const result = await runWithBrowsers(sandbox, dir, rows.csv, 2, async (child) => {
         await Promise.race([pair.allHeld, child.status]);

@@ -7,8 +7,8 @@
  * have ended; waits for a state (AMPLE_MS) are hang guards.
  */
 import assert from "node:assert/strict";
-import { type RecordedRequest, type Sandbox, startSandbox } from "../../fixtures/sandbox.ts";
-import { HOLD_PATH } from "../../fixtures/sandbox/holding_pages.ts";
+import { startSandbox } from "../../fixtures/sandbox.ts";
+import { holdPages } from "../helpers/page_holds.ts";
 import { runJobProcess, TestFolder, waitUntil } from "../helpers/job_process.ts";
 import { CONTAINERS, outputOf } from "../helpers/pool_jobs.ts";
 import { AMPLE_MS } from "../helpers/host_speed.ts";
@@ -16,24 +16,6 @@ import { browserProcessesLeft } from "../helpers/processes.ts";
 import { portFlags } from "../helpers/site_flags.ts";
 
 const HELD = "MSCU8000001-HOLDPRINT";
-
-/** Holds every print until released; `held` tells whether one is held now. */
-function holdPrints(sandbox: Sandbox) {
-  const release = Promise.withResolvers<void>();
-  let held = 0;
-  sandbox.holdUntil = (request: RecordedRequest) => {
-    if (request.path !== `${HOLD_PATH}/block`) return undefined;
-    held++;
-    return release.promise;
-  };
-  return {
-    held: () => held > 0,
-    release: () => {
-      release.resolve();
-      delete sandbox.holdUntil;
-    },
-  };
-}
 
 async function csvOf(dir: TestFolder, name: string, container: string): Promise<string> {
   return await dir.csv(name, `${CONTAINERS}\n${container},INV-1\n`);
@@ -53,7 +35,7 @@ Deno.test("one run of a job id into a folder at a time", async (t) => {
       await using dir = await TestFolder.create();
       const held = await csvOf(dir, "held.csv", HELD);
       const plain = await csvOf(dir, "plain.csv", "MSCU8000002");
-      const hold = holdPrints(sandbox);
+      const hold = holdPages(sandbox);
       let second: { code: number; stdout: string; stderr: string } | undefined;
       let other: { code: number; stdout: string; stderr: string } | undefined;
       let firstPid = 0;
@@ -99,7 +81,7 @@ Deno.test("one run of a job id into a folder at a time", async (t) => {
   await t.step("a lock file a SIGKILL left is taken over by the next run", async () => {
     await using dir = await TestFolder.create();
     const held = await csvOf(dir, "held.csv", HELD);
-    const hold = holdPrints(sandbox);
+    const hold = holdPages(sandbox);
     try {
       const killed = await runJobProcess("port", [held, dir.out, "K", ...portFlags(sandbox)], {
         env: dir.env,
