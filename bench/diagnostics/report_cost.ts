@@ -26,7 +26,7 @@ import { startSandbox } from "../../fixtures/sandbox.ts";
 import { Browser } from "../../lib/browser/browser.ts";
 import { findChromium } from "../../lib/browser/chromium/path.ts";
 import { pdfHref, reportHtml } from "../../lib/report/report_html.ts";
-import { writeAtomically } from "../../lib/report/report_file.ts";
+import { writeAtomically } from "../../lib/write_atomically.ts";
 import type { ReportData, ReportRow } from "../../lib/report/run_report.ts";
 import { benchRows } from "../harness/inputs.ts";
 import type { JobKind } from "../../lib/config/option_types.ts";

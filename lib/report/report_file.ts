@@ -1,13 +1,12 @@
 /**
- * The report's file: always whole. Each write goes to a hidden file beside it and is renamed over it, so a
- * browser showing the report (or a run killed mid-write) never sees half a page; writes wait for each other,
- * and while the run goes on they come at most about every {@linkcode REWRITE_MS}, or rarer for a report so
- * large that writing it takes more than a twentieth of that.
+ * The report's file: always whole (`write_atomically.ts`), so a browser showing the report (or a run killed
+ * mid-write) never sees half a page; writes wait for each other, and while the run goes on they come at most
+ * about every {@linkcode REWRITE_MS}, or rarer for a report so large that writing it takes more than a
+ * twentieth of that.
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
-import { partialFileName } from "../file_names.ts";
+import { writeAtomically } from "../write_atomically.ts";
 
 /** How often, at most, a running report is rewritten as rows end. */
 export const REWRITE_MS = 30_000;
@@ -17,21 +16,6 @@ export const REWRITE_MS = 30_000;
  * `REWRITE_MS / REWRITE_SHARE` spaces the next ones further (a report of 100,000 rows renders in seconds).
  */
 const REWRITE_SHARE = 20;
-
-/**
- * Writes `text` to `path` through a hidden partial file in the same folder, renamed into place: the file
- * holds the old text or the new one, never a part.
- */
-export async function writeAtomically(path: string, text: string): Promise<void> {
-  const partial = join(dirname(path), partialFileName(basename(path), Deno.pid));
-  try {
-    await Deno.writeTextFile(partial, text);
-    await Deno.rename(partial, path);
-  } catch (error) {
-    await Deno.remove(partial).catch(() => {});
-    throw error;
-  }
-}
 
 /** The report at `path`, written from `render()` when due and at the end. */
 export class ReportFile {

@@ -1,7 +1,8 @@
 // The report's file: written whole through a hidden partial file, rewritten at most every so often while rows
 // end, each write after the one before; a write that fails is told, never thrown.
 import assert from "node:assert/strict";
-import { ReportFile, writeAtomically } from "../../lib/report/report_file.ts";
+import { ReportFile } from "../../lib/report/report_file.ts";
+import { writeAtomically } from "../../lib/write_atomically.ts";
 import { TestFolder } from "../helpers/job_process.ts";
 
 Deno.test("writeAtomically and ReportFile", async (t) => {
