@@ -8,7 +8,7 @@
 import { withBaseHref } from "../lib/port/base_href.ts";
 import { completePortJob } from "../lib/job_server/completion.ts";
 import { type PortRow, readPortRows } from "../lib/csv/rows.ts";
-import { errorText, UsageError } from "../lib/errors.ts";
+import { errorText, ShortBodyError, UsageError } from "../lib/errors.ts";
 import { EXIT_FAILURE } from "../lib/exit_codes.ts";
 import { parsePortCommand, type PortConfig } from "../lib/config/job_config.ts";
 import { type JobContext, type JobDefinition, runJob } from "../lib/run/shell/job_runner.ts";
@@ -60,7 +60,7 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
     const page = await report.fetch(row.containerNumber, context.signal);
     rowContext.requested("POST", { ...page, url: report.formUrl });
     if (page.html.length < MIN_REPORT_LENGTH) {
-      throw new Error(
+      throw new ShortBodyError(
         `the port portal answered only ${page.html.length} characters (at least ${MIN_REPORT_LENGTH} expected)`,
       );
     }

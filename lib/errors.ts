@@ -10,10 +10,22 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
-/** Chromium could not be found, started, or reached over DevTools. The job exits 1. */
+/**
+ * Chromium could not be found, started, or reached over DevTools. The job exits 1. `mayPass` says whether the
+ * same command may get a browser later (a crash at start, a pool full until its deadline) or must be fixed
+ * first (no Chromium found, a pool that refused the token).
+ */
 export class BrowserLaunchError extends Error {
   /** Always "BrowserLaunchError". */
   override name = "BrowserLaunchError";
+  /** Whether a later run may get a browser the same way; true unless told otherwise. */
+  readonly mayPass: boolean;
+
+  /** `message` is the one line the log shows. */
+  constructor(message: string, { mayPass = true }: { mayPass?: boolean } = {}) {
+    super(message);
+    this.mayPass = mayPass;
+  }
 }
 
 /**
@@ -87,18 +99,47 @@ export class CaptureCheckError extends Error {
   override name = "CaptureCheckError";
   /** Whether another try of the row may pass (under `--retries`). */
   readonly mayPass: boolean;
+  /** The option whose check failed: `--verify`'s, or a `--fail-on-text` match. */
+  readonly check: "verify" | "fail-on-text";
 
   /** `message` is the one line the log shows. */
-  constructor(message: string, { mayPass }: { mayPass: boolean }) {
+  constructor(
+    message: string,
+    { mayPass, check = "verify" }: { mayPass: boolean; check?: "verify" | "fail-on-text" },
+  ) {
     super(message);
     this.mayPass = mayPass;
+    this.check = check;
   }
 }
 
-/** A server could not be reached (refused, reset, name not resolved) or did not answer within its limit. */
+/** A server's answer too short to be what was asked for (Job B: a report under 100 characters). */
+export class ShortBodyError extends Error {
+  /** Always "ShortBodyError". */
+  override name = "ShortBodyError";
+}
+
+/** Job A's tracking page came without its frame; the message is the spec's "Iframe not found on page". */
+export class FrameNotFoundError extends Error {
+  /** Always "FrameNotFoundError". */
+  override name = "FrameNotFoundError";
+}
+
+/**
+ * A server could not be reached (refused, reset, name not resolved) or did not answer within its limit
+ * (`timedOut`).
+ */
 export class ConnectionError extends Error {
   /** Always "ConnectionError". */
   override name = "ConnectionError";
+  /** True when the server was reached, or tried, but did not answer in time. */
+  readonly timedOut: boolean;
+
+  /** `message` is the one line the log shows. */
+  constructor(message: string, { timedOut = false }: { timedOut?: boolean } = {}) {
+    super(message);
+    this.timedOut = timedOut;
+  }
 }
 
 /** The run was asked to stop (stop file, SIGINT or SIGTERM). The job closes everything and exits 130. */

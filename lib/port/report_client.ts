@@ -87,7 +87,9 @@ export class PortReportClient {
       };
     } catch (error) {
       if (timeout.aborted) {
-        throw new ConnectionError(`the port portal did not answer within ${formatSeconds(this.#timeoutMs)}`);
+        throw new ConnectionError(`the port portal did not answer within ${formatSeconds(this.#timeoutMs)}`, {
+          timedOut: true,
+        });
       }
       if (error instanceof HttpStatusError) throw error;
       throw new ConnectionError(`the port portal could not be reached: ${errorText(error)}`);

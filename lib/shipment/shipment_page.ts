@@ -7,6 +7,7 @@
  * @module
  */
 import type { Tab } from "../browser/tab/tab.ts";
+import { FrameNotFoundError } from "../errors.ts";
 import type { RowContext } from "../run/capture_run.ts";
 import type { AnsweredDocument } from "../run/rows/row_observer.ts";
 import type { Timings } from "../timings.ts";
@@ -24,7 +25,7 @@ const NO_BODY = "the tracking page showed no body";
  * which HTTP status it came, so a missing frame is not proof of a page that never has one.
  */
 export function mayPassInJobA(error: unknown): boolean {
-  return error instanceof Error && (error.message === FRAME_NOT_FOUND || error.message === NO_BODY);
+  return error instanceof FrameNotFoundError || (error instanceof Error && error.message === NO_BODY);
 }
 
 /** Where Job A's pages are and how long they may take. */
@@ -56,7 +57,7 @@ export async function openShipmentPage(
   await Promise.race([frameFound.then(() => pageChecked), pageChecked]);
   if (!await frameFound) {
     await row.pageShown("the shipment page");
-    throw new Error(FRAME_NOT_FOUND);
+    throw new FrameNotFoundError(FRAME_NOT_FOUND);
   }
 }
 

@@ -42,7 +42,10 @@ export function pdfProblem(
     const found = pattern.exec(text);
     if (found !== null) {
       const quoted = found[0].length > QUOTED_CHARS ? `${found[0].slice(0, QUOTED_CHARS)}…` : found[0];
-      return new CaptureCheckError(`the page says ${JSON.stringify(quoted)}`, { mayPass: false });
+      return new CaptureCheckError(`the page says ${JSON.stringify(quoted)}`, {
+        mayPass: false,
+        check: "fail-on-text",
+      });
     }
   }
   const { value, label } = expectations.number;

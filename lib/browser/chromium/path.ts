@@ -31,13 +31,16 @@ export const INSTALL_HINT = "install it with `apt-get install -y chromium` or pa
  */
 export function findChromium(explicit?: string, locations: readonly string[] = CHROMIUM_LOCATIONS): string {
   if (explicit !== undefined) {
-    if (!isFile(explicit)) throw new BrowserLaunchError(`Chrome path ${explicit} is not an executable file`);
+    if (!isFile(explicit)) {
+      throw new BrowserLaunchError(`Chrome path ${explicit} is not an executable file`, { mayPass: false });
+    }
     return explicit;
   }
   const found = locations.find(isFile);
   if (found === undefined) {
     throw new BrowserLaunchError(
       `No Chrome or Chromium found (looked in ${locations.join(", ")}); ${INSTALL_HINT}`,
+      { mayPass: false },
     );
   }
   return found;

@@ -91,8 +91,11 @@ export async function connectQueued(
       if (left() <= 0 && !answers.none) throw deadlineError();
       const refusal = poolRefusal(outcome.message);
       if (!refusal.waits) {
+        // An HTTP answer waiting does not cure (a refused token, a wrong path) wants the command changed; a
+        // pool that never answered (its queue held the connection to the end) may give a browser later.
         throw new BrowserLaunchError(
           answers.none ? refusal.message : `${refusal.message}; the pool's answers before: ${answers}`,
+          { mayPass: !refusal.answer.startsWith("HTTP") },
         );
       }
       answers.add(refusal.answer);

@@ -50,7 +50,7 @@ export interface RunReportingOptions {
 export function reportObserver(options: RunReportingOptions): RowObserver {
   const reporting = new RunReporting(options);
   return {
-    rowsRead: (labels) => reporting.rowsRead(labels),
+    rowsRead: (rows) => reporting.rowsRead(rows.map((row) => row.label)),
     aroundTry: (index, work) => reporting.try(index, work),
     tryIn({ tab, slot, row, warn }) {
       reporting.tryIn(row.index, slot);

@@ -13,6 +13,7 @@ import {
   HttpStatusError,
   NavigationError,
 } from "../../errors.ts";
+import { failureKind } from "./failure_kind.ts";
 
 /** The first wait before a retry, at pause scale 1. */
 export const RETRY_BASE_MS = 2_000;
@@ -27,15 +28,6 @@ export const RETRY_MAX_BACKOFF_MS = 60_000;
 export const MAX_RETRY_AFTER_S = 120;
 
 /**
- * Browser load failures (`net::ERR_…` of `Page.navigate`) that say the server was not reachable or did not
- * answer, as opposed to an address that can never load (a missing file, a refused scheme, a URL the policy
- * blocks); `Page.navigate` reports them in `errorText` without throwing
- * (docs/chromium_notes.md#navigations-have-no-deadline-of-their-own).
- */
-const TRANSIENT_NET_ERRORS =
-  /net::ERR_(CONNECTION_(REFUSED|RESET|CLOSED|ABORTED|FAILED|TIMED_OUT)|TIMED_OUT|EMPTY_RESPONSE|NETWORK_CHANGED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|NAME_NOT_RESOLVED|NAME_RESOLUTION_FAILED|PROXY_CONNECTION_FAILED|SSL_PROTOCOL_ERROR|HTTP2_PROTOCOL_ERROR|QUIC_PROTOCOL_ERROR)\b/;
-
-/**
  * Whether another try of the row may pass, for the failures both jobs share. Yes for a timeout, a refused or
  * reset connection, HTTP 5xx or 429, the browser or its renderer gone, and the checks of `--verify` that
  * may pass (a bot wall, a blank PDF). No for everything else: other 4xx, a report body too short to be one,
@@ -47,9 +39,8 @@ export function mayPass(error: unknown): boolean {
   if (error instanceof HttpStatusError) return error.status >= 500 || error.status === 429;
   if (error instanceof ConnectionError || error instanceof BrowserGoneError) return true;
   if (error instanceof CdpTimeoutError) return true;
-  if (error instanceof NavigationError) {
-    return TRANSIENT_NET_ERRORS.test(error.message) || /did not answer/.test(error.message);
-  }
+  // A load failure of a server that was down or slow, not of an address that can never load.
+  if (error instanceof NavigationError) return failureKind(error) !== "other";
   return false;
 }
 

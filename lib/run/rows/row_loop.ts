@@ -135,7 +135,7 @@ export async function runRows<Row, Result>(
       let ended: RowOutcome | "stopped";
       if (present !== undefined) {
         rowLogger.info(`${name}: already present as ${present}; not captured again`);
-        ended = { status: "success", pdf_file: present, timestamp: localTimestamp() };
+        ended = { status: "success", pdf_file: present, resumed: true, timestamp: localTimestamp() };
       } else {
         const browsers = options.browsers ?? 1;
         let browser: number | undefined;

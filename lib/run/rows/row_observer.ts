@@ -30,6 +30,14 @@ export interface RowFacts {
   pdfFile: string;
 }
 
+/** A row as read, before any work on it. */
+export interface ReadRow {
+  /** How the log names it: "container X, invoice Y". */
+  label: string;
+  /** Its CSV values under the spec's field names. */
+  values: Record<string, string>;
+}
+
 /** A document's answer as the browser or `fetch` told it: the `Date` header is read from `headers`. */
 export interface AnsweredDocument {
   url: string;
@@ -91,8 +99,8 @@ export interface RowObserver {
    * browser from their servers then has the tab follow them from each try's start.
    */
   readsAnswers?: boolean;
-  /** The rows were read; `labels` names each as the log does. */
-  rowsRead?(labels: readonly string[]): void;
+  /** The rows were read, in file order. */
+  rowsRead?(rows: readonly ReadRow[]): void;
   /** Runs `work`, one try at row `index`, from before it has its tab (a browser may have to start) to after. */
   aroundTry?<T>(index: number, work: () => Promise<T>): Promise<T>;
   /** A try has its tab: what the observer follows of it, if anything. */

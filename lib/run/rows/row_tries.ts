@@ -21,6 +21,10 @@ export interface RowOutcome {
   sha256?: string;
   /** The failure as one line of text (`errorText`); set on error only. */
   error?: string;
+  /** The last try's error as thrown, for the run's observers (its kind, whether it may pass); on error only. */
+  cause?: unknown;
+  /** True for a row found already there, complete, under `--resume`. */
+  resumed?: true;
   /** When the row ended: `localTimestamp()`, local `YYYY-MM-DDTHH:MM:SS.mmm` without offset. */
   timestamp: string;
 }
@@ -87,7 +91,7 @@ export async function tryRow({ work, logger, name, where, retry, signal, stopReq
       const at = where?.() ?? "";
       if (attempt >= tries || !retry?.mayPass(error)) {
         logger.error(`${name}: failed${at}: ${text}`);
-        return { status: "error", error: text, timestamp: localTimestamp() };
+        return { status: "error", error: text, cause: error, timestamp: localTimestamp() };
       }
       const waitMs = retry.delayMs(attempt + 1, error);
       logger.warn(
