@@ -19,6 +19,7 @@ const FLOORS: Readonly<Record<string, number>> = {
   "lib/browser/pool": 2,
   "lib/browser/guard": 2,
   "lib/browser/ready": 3,
+  "lib/run/watch": 3,
   "lib/browser/tab": 4,
   "lib/browser": 5,
   "lib/run/shell": 6,

@@ -67,6 +67,12 @@ export interface CommonConfig {
   provenance: boolean;
   /** `--report` or CAPTURE_REPORT: where the run's HTML report goes; unset means no report. */
   reportFile?: string;
+  /** `--summary-json` or CAPTURE_SUMMARY_JSON: where the run's JSON summary goes; unset means none. */
+  summaryFile?: string;
+  /** `--metrics-file` or CAPTURE_METRICS_FILE: where the run's Prometheus metrics go; unset means none. */
+  metricsFile?: string;
+  /** `--ping-url` or CAPTURE_PING_URL: a healthchecks-style monitor's URL; unset means no ping. */
+  pingUrl?: string;
   /** `--check`: validate and list the PDF names; no browser, no network. */
   check: boolean;
   /** `--resume` or CAPTURE_RESUME: a row whose PDF is already complete in `outputDir` is not captured again. */
@@ -183,6 +189,9 @@ function parseCommand<C>(
   if (values.browserUrl !== undefined) config.browserUrl = values.browserUrl;
   if (values.userAgent !== undefined) config.userAgent = values.userAgent;
   if (values.report !== undefined) config.reportFile = values.report;
+  if (values.summaryJson !== undefined) config.summaryFile = values.summaryJson;
+  if (values.metricsFile !== undefined) config.metricsFile = values.metricsFile;
+  if (values.pingUrl !== undefined) config.pingUrl = values.pingUrl;
   return { action: "run", config: build(config, values) };
 }
 

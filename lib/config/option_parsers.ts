@@ -37,6 +37,23 @@ function url(name: string, value: string, protocols: string[]): string {
 }
 
 /**
+ * Checks a monitor's ping URL (`--ping-url`), an http(s) URL. The messages never show it: a healthchecks URL's
+ * path is its secret. @throws {UsageError}
+ */
+export function pingUrl(name: string, value: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value.trim());
+  } catch {
+    throw new UsageError(`${name} is not a valid URL (not shown: its path may be a secret)`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new UsageError(`${name} must be a http or https URL, got a ${parsed.protocol} URL`);
+  }
+  return value.trim();
+}
+
+/**
  * A selector the browser would reject fails every row in the page; say so once, before a browser starts.
  * Quotes carried over from an env file (`FRAME_SELECTOR='#x'` read literally) are the usual cause.
  * @throws {UsageError}
@@ -122,10 +139,10 @@ export function userAgent(name: string, value: string): string {
 }
 
 /**
- * Checks a report path: a file name, not a folder (whether its folder exists is checked before the run, with
- * the output folder). @throws {UsageError}
+ * Checks the path of a file the run writes (`--report`, `--summary-json`, `--metrics-file`): a file name, not a
+ * folder (whether its folder exists is checked before the run, with the output folder). @throws {UsageError}
  */
-export function reportPath(name: string, value: string): string {
+export function outputFilePath(name: string, value: string): string {
   const path = value.trim();
   if (path === "") throw new UsageError(`${name} must not be empty`);
   if (/[\\/]$/.test(path) || /(^|[\\/])\.{1,2}$/.test(path)) {

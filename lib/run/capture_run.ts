@@ -18,12 +18,14 @@ import type { JobServerClient } from "../job_server/client.ts";
 import { jobServerClientFor, type JobService } from "../job_server/services.ts";
 import { runObservers } from "./observers/run_observers.ts";
 import { captureInTab, type RowContext } from "./row_capture.ts";
-import { batchOptions, finishedExitCode } from "./rows/batch_options.ts";
+import { batchOptions, finishedExitCode, rowMayPass } from "./rows/batch_options.ts";
 import { type RowLoopResult, type RowOutcome, runRows, type SavedPdf } from "./rows/row_loop.ts";
 import type { RowFacts, RowObserver } from "./rows/row_observer.ts";
 import { jobBrowsers, rowTabUse, startRunBrowser } from "./run_browser.ts";
 import type { JobLogger } from "./shell/job_log.ts";
 import type { JobContext } from "./shell/job_runner.ts";
+import { RunTally } from "./observers/run_tally.ts";
+import type { RunFeed } from "./watch/run_watch.ts";
 
 export type { PrintedRow, RowContext } from "./row_capture.ts";
 
@@ -76,6 +78,7 @@ export async function runCapture<Row, Result>(
 ): Promise<number> {
   const observers = [
     ...runObservers(config, { jobName: job.service.serviceName, logger: job.logger, signal: context.signal }),
+    ...context.watch ? [watchedRows(context.watch, job)] : [],
     ...job.observers ?? [],
   ];
   let code = EXIT_FAILURE;
@@ -88,19 +91,36 @@ export async function runCapture<Row, Result>(
   }
 }
 
+/** The observer that counts the run's rows for what watches it. */
+function watchedRows(watch: RunFeed, job: Pick<CaptureJob<unknown, unknown>, "mayPass">): RowObserver {
+  const tally = new RunTally(rowMayPass(job.mayPass));
+  watch.countRowsWith(tally);
+  return tally.observer();
+}
+
 async function captureRows<Row, Result>(
   config: CommonConfig,
-  { signal, log, requestStop }: JobContext,
+  { signal, log, requestStop, watch }: JobContext,
   job: CaptureJob<Row, Result>,
   observers: readonly RowObserver[],
 ): Promise<number> {
   const { logger } = job;
   await using browsers = jobBrowsers(config, { ...job.browser, logger, signal });
   const notStarted = await startRunBrowser(browsers, logger, job.startFailure);
-  if (notStarted !== undefined) return notStarted;
+  if (notStarted !== undefined) {
+    if (notStarted.mayPass !== undefined) watch?.notStarted(notStarted.mayPass);
+    return notStarted.exitCode;
+  }
   const rows = await job.readRows();
-  if (typeof rows === "number") return rows;
-  for (const observer of observers) observer.rowsRead?.(rows.map(job.describe));
+  if (typeof rows === "number") {
+    // Rows that cannot be read (a missing column, none at all) are the same on another try.
+    watch?.notStarted(false);
+    return rows;
+  }
+  if (observers.some((observer) => observer.rowsRead)) {
+    const read = rows.map((row) => ({ label: job.describe(row), values: job.fields(row).values }));
+    for (const observer of observers) observer.rowsRead?.(read);
+  }
   const followAnswers = job.browserFetchesPages === true &&
     observers.some((observer) => observer.readsAnswers);
 
@@ -113,7 +133,9 @@ async function captureRows<Row, Result>(
     describe: job.describe,
     record: (row, outcome, index) => {
       for (const observer of observers) observer.rowEnded?.(index, outcome);
-      return job.record(row, outcome);
+      // The job keeps its results for the run: not the error objects, which only the observers read.
+      const { cause: _cause, resumed: _resumed, ...result } = outcome;
+      return job.record(row, result);
     },
     concurrency: config.concurrency,
     browsers: config.browsers,

@@ -8,7 +8,7 @@ import type { Logger } from "@logtape/logtape";
 import { BrowserSupervisor, type TabUse } from "../browser/supervisor.ts";
 import { BrowserFleet } from "../browser/fleet.ts";
 import { findChromium } from "../browser/chromium/path.ts";
-import { errorText, StopRequestedError } from "../errors.ts";
+import { BrowserLaunchError, errorText, StopRequestedError } from "../errors.ts";
 import { stopFileName } from "../file_names.ts";
 import type { CommonConfig } from "../config/job_config.ts";
 import { EXIT_FAILURE, EXIT_STOPPED } from "../exit_codes.ts";
@@ -89,23 +89,25 @@ function couldNotStart(slot: number, error: unknown): string {
  * Gets the run's browsers, before any row. Undefined when at least one started (a slot that did not is
  * logged and started again when a row needs it); otherwise the exit code, with why logged: 130 after a stop
  * during the start (a signal, or the stop file while a pool is waited for), 1 when no browser can be had
- * (the log line starts with `failure`).
+ * (the log line starts with `failure`), with whether a later run may get one (`mayPass`).
  */
 export async function startRunBrowser(
   browsers: BrowserFleet,
   logger: Logger,
   failure: string,
-): Promise<number | undefined> {
+): Promise<{ exitCode: number; mayPass?: boolean } | undefined> {
   const starts = await browsers.start();
   const stop = starts.find(({ error }) => error instanceof StopRequestedError)?.error;
   if (stop !== undefined) {
     logger.warn(`Stop requested while waiting for the browser (${errorText(stop)}); stopping.`);
-    return EXIT_STOPPED;
+    return { exitCode: EXIT_STOPPED };
   }
   const failed = starts.filter(({ error }) => error !== undefined);
   if (failed.length === starts.length) {
-    logger.error(`${failure}: ${errorText(failed[0]!.error)}`);
-    return EXIT_FAILURE;
+    const { error } = failed[0]!;
+    logger.error(`${failure}: ${errorText(error)}`);
+    // Job A's portal down at the start, a browser that crashed or hung: a later run may pass.
+    return { exitCode: EXIT_FAILURE, mayPass: !(error instanceof BrowserLaunchError) || error.mayPass };
   }
   for (const { slot, error } of failed) logger.warn(couldNotStart(slot, error));
   return undefined;

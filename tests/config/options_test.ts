@@ -93,6 +93,9 @@ const SAMPLES: Partial<Record<OptionName, [text: string, value: unknown]>> = {
   failOnText: ["NO CONTAINER FOUND", ["NO CONTAINER FOUND"]],
   userAgent: ["capture-jobs/1 (ops@example.com)", "capture-jobs/1 (ops@example.com)"],
   report: ["out/run report.html", "out/run report.html"],
+  summaryJson: ["out/summary.json", "out/summary.json"],
+  metricsFile: ["/var/lib/node-exporter/capture.prom", "/var/lib/node-exporter/capture.prom"],
+  pingUrl: ["https://hc-ping.example/5f1c0e1e", "https://hc-ping.example/5f1c0e1e"],
   retries: ["2", 2],
   concurrency: ["3", 3],
   browsers: ["1", 1],
@@ -110,6 +113,7 @@ function configValue(config: Record<string, unknown>, name: OptionName): unknown
     allowUrl: config.allowUrls,
     denyUrl: config.denyUrls,
     report: config.reportFile,
+    summaryJson: config.summaryFile,
   }[name as string] ?? config[name];
   return Array.isArray(value) ? value.map((pattern: RegExp) => pattern.source) : value;
 }

@@ -39,11 +39,21 @@ export function batchOptions<Row>(
   if (config.retries > 0) {
     options.retry = {
       retries: config.retries,
-      mayPass: (error) => mayPass(error) || jobMayPass(error),
+      mayPass: rowMayPass(jobMayPass),
       delayMs: (next, error) => retryDelayMs(next, error, config.timings.pauseScale, Math.random()),
     };
   }
   return options;
+}
+
+/**
+ * Whether another try may cure a row's `error`: the failures both jobs share that may pass (`retry.ts`), and
+ * those `jobMayPass` adds.
+ */
+export function rowMayPass(
+  jobMayPass: (error: unknown) => boolean = () => false,
+): (error: unknown) => boolean {
+  return (error) => mayPass(error) || jobMayPass(error);
 }
 
 /** The exit code of a run that went through all its rows: 3 under `--fail-on-row-errors` when one failed. */

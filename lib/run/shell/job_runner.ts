@@ -6,12 +6,15 @@
  */
 import { dirname } from "node:path";
 import denoConfig from "../../../deno.json" with { type: "json" };
-import { RunLock } from "./run_lock.ts";
+import { RunLock, RunLockHeldError } from "./run_lock.ts";
 import { errorText, StopRequestedError, UsageError } from "../../errors.ts";
 import type { Command, CommonConfig, EnvReader, JobKind } from "../../config/job_config.ts";
 import { type JobLog, startJobLog } from "./job_log.ts";
 import { helpText, usageLine, versionLine } from "../../config/usage.ts";
-import { EXIT_FAILURE, EXIT_OK, EXIT_STOPPED } from "../../exit_codes.ts";
+import { EXIT_FAILURE, EXIT_OK, EXIT_ROW_ERRORS, EXIT_STOPPED } from "../../exit_codes.ts";
+import { metricsFileNameWarning } from "../watch/metrics_file.ts";
+import type { RunEnd } from "../watch/run_summary.ts";
+import { type RunFeed, RunWatch } from "../watch/run_watch.ts";
 
 /** What a job run has to work with. */
 export interface JobContext {
@@ -21,6 +24,8 @@ export interface JobContext {
   log: JobLog;
   /** Stops the run as a signal does (the rows in progress end; exit 130): the stop file under `--concurrency`. */
   requestStop(reason: Error): void;
+  /** What watches the run (`--summary-json`, `--metrics-file`, `--ping-url`): none without them. */
+  watch?: RunFeed;
 }
 
 /** One job, as the shell runs it. */
@@ -78,17 +83,48 @@ export async function runJob<C extends CommonConfig>(
     return EXIT_OK;
   }
   const config = command.config;
+  if (config.check) {
+    try {
+      await checkInputFile(config.inputFile);
+      return await check(job, config, io);
+    } catch (error) {
+      io.stderr(`error: ${errorText(error)}`);
+      return EXIT_FAILURE;
+    }
+  }
+  const watch = RunWatch.of(config, job.kind, (message) => io.stderr(`warning: ${message}`));
+  /** A run that ends before its log: its one line, and what watches it hears of it. */
+  const refused = async (error: unknown) => {
+    const line = `error: ${errorText(error)}`;
+    io.stderr(line);
+    await watch?.ended(
+      { exitCode: EXIT_FAILURE, outcome: "not-started" },
+      new TextEncoder().encode(line + "\n"),
+    );
+    return EXIT_FAILURE;
+  };
   let lock: RunLock;
   try {
-    await checkInputFile(config.inputFile);
-    if (config.check) return await check(job, config, io);
     await prepareOutputDir(config.outputDir);
-    if (config.reportFile !== undefined) await checkReportFolder(config.reportFile);
-    // Last of the checks, held to the end: a second run of the job id into the folder is refused at once.
+    // Before anything else is written or sent: a second run of the job id into the folder is refused at once.
     lock = await RunLock.take(config.outputDir, config.jobId);
   } catch (error) {
-    io.stderr(`error: ${errorText(error)}`);
-    return EXIT_FAILURE;
+    if (error instanceof RunLockHeldError) {
+      io.stderr(`error: ${errorText(error)}`);
+      return EXIT_FAILURE;
+    }
+    watch?.started();
+    return await refused(error);
+  }
+  // The monitor hears of the run before its input is checked: a broken cron line reaches it too.
+  watch?.started();
+  try {
+    await checkInputFile(config.inputFile);
+    for (const [flag, file] of writtenFiles(config)) await checkFileFolder(flag, file);
+  } catch (error) {
+    const code = await refused(error);
+    await lock.release();
+    return code;
   }
   const stop = new AbortController();
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -99,22 +135,49 @@ export async function runJob<C extends CommonConfig>(
   });
   try {
     await using log = await startJobLog();
+    const logger = log.logger("job");
+    watch?.warnTo((message) => logger.warn(message));
+    const misnamed = config.metricsFile && metricsFileNameWarning(config.metricsFile);
+    if (misnamed) logger.warn(misnamed);
+    let end: RunEnd;
     try {
       const code = await job.run(config, {
         signal: stop.signal,
         log,
         requestStop: (reason) => stop.abort(reason),
+        ...(watch ? { watch } : {}),
       });
-      return stop.signal.aborted ? EXIT_STOPPED : code;
+      end = endOf(stop.signal.aborted ? EXIT_STOPPED : code);
     } catch (error) {
-      if (stop.signal.aborted) return EXIT_STOPPED;
-      log.logger("job").fatal(`Unexpected error: ${errorText(error)}`);
-      return EXIT_FAILURE;
+      if (stop.signal.aborted) end = endOf(EXIT_STOPPED);
+      else {
+        logger.fatal(`Unexpected error: ${errorText(error)}`);
+        end = { exitCode: EXIT_FAILURE, outcome: "crashed" };
+      }
     }
+    await watch?.ended(end, log.bytes());
+    return end.exitCode;
   } finally {
     for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
     await lock.release();
   }
+}
+
+/** How a run that returned `exitCode` ended: through its rows at 0 or 3, stopped at 130, else before its rows. */
+function endOf(exitCode: number): RunEnd {
+  if (exitCode === EXIT_STOPPED) return { exitCode, outcome: "stopped" };
+  if (exitCode === EXIT_OK || exitCode === EXIT_ROW_ERRORS) return { exitCode, outcome: "finished" };
+  return { exitCode, outcome: "not-started" };
+}
+
+/** The files the run writes besides its output folder, by flag: their folders must exist before it starts. */
+function writtenFiles(config: CommonConfig): [string, string][] {
+  const files: [string, string | undefined][] = [
+    ["--report", config.reportFile],
+    ["--summary-json", config.summaryFile],
+    ["--metrics-file", config.metricsFile],
+  ];
+  return files.filter((entry): entry is [string, string] => entry[1] !== undefined);
 }
 
 async function checkInputFile(path: string): Promise<void> {
@@ -139,20 +202,20 @@ async function prepareOutputDir(path: string): Promise<void> {
   }
 }
 
-/** `--report`'s folder must exist and be a folder: the report is written into it, never the folder made. */
-async function checkReportFolder(reportFile: string): Promise<void> {
-  const folder = dirname(reportFile);
+/** The folder of `file` (given by `flag`) must exist and be a folder: the file is written into it, never the folder made. */
+async function checkFileFolder(flag: string, file: string): Promise<void> {
+  const folder = dirname(file);
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(folder);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
-      throw new UsageError(`--report: the folder ${folder} of ${reportFile} does not exist`);
+      throw new UsageError(`${flag}: the folder ${folder} of ${file} does not exist`);
     }
-    throw new UsageError(`--report: cannot read the folder ${folder} of ${reportFile}: ${errorText(error)}`);
+    throw new UsageError(`${flag}: cannot read the folder ${folder} of ${file}: ${errorText(error)}`);
   }
   if (!info.isDirectory) {
-    throw new UsageError(`--report: ${folder} (the folder of ${reportFile}) is not a folder`);
+    throw new UsageError(`${flag}: ${folder} (the folder of ${file}) is not a folder`);
   }
 }
 

@@ -10,6 +10,12 @@ import { join } from "node:path";
 import { errorText, UsageError } from "../../errors.ts";
 import { runLockFileName } from "../../file_names.ts";
 
+/** Another run of the job id into the folder holds the lock: the run is refused, and nothing else happens. */
+export class RunLockHeldError extends UsageError {
+  /** Always "RunLockHeldError". */
+  override name = "RunLockHeldError";
+}
+
 /** The lock of one run, held until {@linkcode RunLock.release} (or the process's end). */
 export class RunLock implements AsyncDisposable {
   readonly #file: Deno.FsFile;
@@ -24,7 +30,8 @@ export class RunLock implements AsyncDisposable {
   /**
    * Takes the lock of job `jobId` in `outputDir` (an existing folder; compared after resolving its links).
    *
-   * @throws {UsageError} when another run holds it, naming its process; or the file cannot be written.
+   * @throws {RunLockHeldError} when another run holds it, naming its process.
+   * @throws {UsageError} when the file cannot be written.
    */
   static async take(outputDir: string, jobId: string): Promise<RunLock> {
     const path = join(await Deno.realPath(outputDir), runLockFileName(jobId));
@@ -38,7 +45,7 @@ export class RunLock implements AsyncDisposable {
       if (!await file.tryLock(true)) {
         const holder = (await Deno.readTextFile(path).catch(() => "")).trim();
         file.close();
-        throw new UsageError(
+        throw new RunLockHeldError(
           `another run of job ${jobId} into ${outputDir} is still going (process ${
             holder || "unknown"
           }, holding ${path}); not starting a second one`,

@@ -63,6 +63,22 @@ export interface RowCounts {
   resumed: number;
 }
 
+/** A run's rows and browsers as the summary tells them, counted as the run went. */
+export interface TallyData {
+  rows: RowCounts;
+  failuresByKind: Partial<Record<FailureKind, number>>;
+  failedRows: FailedRow[];
+  /** True when some failed row's last error may pass on another try. */
+  someFailureMayPass: boolean;
+  browsers: string[];
+}
+
+/** What counts a run's rows (`lib/run/observers/run_tally.ts`). */
+export interface RowTally {
+  /** The count so far. */
+  data(): TallyData;
+}
+
 /** The run summary, as `--summary-json` writes it. */
 export interface RunSummary {
   schema: typeof SUMMARY_SCHEMA;
@@ -87,4 +103,33 @@ export interface RunSummary {
   report: string | null;
   /** Each browser's product and version, as it told them ("HeadlessChrome/156.0.8078.108"), by browser. */
   browsers: string[];
+}
+
+/** How a run ended, as the shell saw it. */
+export interface RunEnd {
+  exitCode: number;
+  outcome: RunOutcome;
+  /**
+   * For a run that did not start: whether the same command may succeed later (a pool full until its deadline,
+   * Chromium crashed at start, Job A's portal down: yes; bad input or settings, no Chromium: no).
+   */
+  notStartedMayPass?: boolean;
+}
+
+/**
+ * Whether the same command run again later may succeed: a stopped run yes, a crashed one no (an error
+ * nobody expected is a bug to report), one that did not start as its cause says; a finished run no at exit
+ * 0 and, at exit 3, yes when some failed row's last error may pass.
+ */
+export function retryable(end: RunEnd, someFailureMayPass: boolean): boolean {
+  switch (end.outcome) {
+    case "stopped":
+      return true;
+    case "crashed":
+      return false;
+    case "not-started":
+      return end.notStartedMayPass ?? false;
+    case "finished":
+      return end.exitCode !== 0 && someFailureMayPass;
+  }
 }

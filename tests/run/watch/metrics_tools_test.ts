@@ -9,6 +9,7 @@ import { type RunSummary, SUMMARY_SCHEMA } from "../../../lib/run/watch/run_summ
 import { withParentDeathSignal } from "../../../lib/browser/chromium/process.ts";
 import { keepLines, stopAndRemove } from "../../../fixtures/child_processes.ts";
 import { AMPLE_MS } from "../../helpers/host_speed.ts";
+import { assertPromtoolPasses, tool } from "../../helpers/prometheus_tools.ts";
 
 /** A job id with what the format escapes (quote, backslash, line feed), and its escaped form. */
 const HOSTILE_JOB_ID = 'say "hi" \\ to\nall';
@@ -48,42 +49,6 @@ const FAILED = summary({
   rows: { total: 10, succeeded: 4, failed: 5, resumed: 1 },
 });
 const FAILED_ENDED = 1767312001.5;
-
-/**
- * The executable `name` of Debian's package `pkg`, on `PATH` or in /usr/bin.
- *
- * @throws {Error} saying how to install it when it is missing.
- */
-function tool(name: string, pkg: string): string {
-  const folders = [...(Deno.env.get("PATH") ?? "").split(":").filter(Boolean), "/usr/bin", "/usr/sbin"];
-  for (const folder of folders) {
-    try {
-      if (Deno.statSync(join(folder, name)).isFile) return join(folder, name);
-    } catch { /* not there */ }
-  }
-  throw new Error(
-    `${name} is not installed, and this test needs it: apt-get install ${pkg} (Debian's; bash .ci/run ` +
-      "installs it without starting its service)",
-  );
-}
-
-/** Runs `promtool check metrics` on `text`; asserts that it passes, its output in the message. */
-async function assertPromtoolPasses(text: string): Promise<void> {
-  const child = new Deno.Command(tool("promtool", "prometheus"), {
-    args: ["check", "metrics"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(AMPLE_MS),
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(text));
-  await writer.close();
-  const { code, stdout, stderr } = await child.output();
-  const output = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
-  assert.equal(code, 0, `promtool check metrics exited ${code}:\n${output}\non:\n${text}`);
-  assert.equal(output.trim(), "", `promtool check metrics found problems:\n${output}`);
-}
 
 /**
  * The samples of `name` in an exposition, by the text between their braces ("" for none); the values as

@@ -1,0 +1,45 @@
+/**
+ * The Prometheus tools the tests check the metrics file with, Debian's packages: a missing one fails the test,
+ * saying how to install it (CI installs them: .ci/run).
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { AMPLE_MS } from "./host_speed.ts";
+
+/**
+ * The executable `name` of Debian's package `pkg`, on `PATH` or in /usr/bin.
+ *
+ * @throws {Error} saying how to install it when it is missing.
+ */
+export function tool(name: string, pkg: string): string {
+  const folders = [...(Deno.env.get("PATH") ?? "").split(":").filter(Boolean), "/usr/bin", "/usr/sbin"];
+  for (const folder of folders) {
+    try {
+      if (Deno.statSync(join(folder, name)).isFile) return join(folder, name);
+    } catch { /* not there */ }
+  }
+  throw new Error(
+    `${name} is not installed, and this test needs it: apt-get install ${pkg} (Debian's; bash .ci/run ` +
+      "installs it without starting its service)",
+  );
+}
+
+/** Runs `promtool check metrics` on `text`; asserts that it passes, its output in the message. */
+export async function assertPromtoolPasses(text: string): Promise<void> {
+  const child = new Deno.Command(tool("promtool", "prometheus"), {
+    args: ["check", "metrics"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(AMPLE_MS),
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(text));
+  await writer.close();
+  const { code, stdout, stderr } = await child.output();
+  const output = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  assert.equal(code, 0, `promtool check metrics exited ${code}:\n${output}\non:\n${text}`);
+  assert.equal(output.trim(), "", `promtool check metrics found problems:\n${output}`);
+}
