@@ -29,10 +29,25 @@ export interface JobLog extends AsyncDisposable {
 
 /** Formats one record: `2026-11-22T03:22:36.123 INFO message`. */
 export function formatLogLine(record: LogRecord): string {
-  const message = record.message
-    .map((part, i) => i % 2 === 0 || typeof part === "string" ? String(part) : Deno.inspect(part))
-    .join("");
-  return `${localTimestamp(new Date(record.timestamp))} ${record.level.toUpperCase()} ${message}`;
+  return `${localTimestamp(new Date(record.timestamp))} ${record.level.toUpperCase()} ${messageText(record)}`;
+}
+
+/**
+ * A record's message as text. LogTape reads every `{…}` of a message as a placeholder, and one naming no
+ * property of the record as `undefined`; the log's lines carry text from CSVs, pages and servers, so such a
+ * `{…}` stays as written. `{name}` naming a property shows its value; `{{` and `}}` are braces.
+ */
+function messageText(record: LogRecord): string {
+  const show = (value: unknown) => typeof value === "string" ? value : Deno.inspect(value);
+  const { rawMessage, properties } = record;
+  if (typeof rawMessage !== "string") {
+    return record.message.map((part, i) => i % 2 === 0 ? String(part) : show(part)).join("");
+  }
+  return rawMessage.replace(/\{\{|\}\}|\{([^{}]*)\}/g, (match, name: string | undefined) => {
+    if (name === undefined) return match[0]!;
+    const key = name.trim();
+    return Object.hasOwn(properties, key) ? show(properties[key]) : match;
+  });
 }
 
 /**

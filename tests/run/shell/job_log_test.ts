@@ -14,15 +14,31 @@ Deno.test("job_log", async (t) => {
       level: "info",
       message: ["Saved ", "001 A B.pdf", " in ", 12, " ms; ", { a: 1 }, ""],
       rawMessage: "Saved {file} in {ms} ms; {o}",
-      properties: {},
+      properties: { file: "001 A B.pdf", ms: 12, o: { a: 1 } },
       timestamp,
     } as unknown as LogRecord;
     assert.equal(formatLogLine(record), "2024-01-05T09:03:07.045 INFO Saved 001 A B.pdf in 12 ms; { a: 1 }");
     assert.equal(
-      formatLogLine({ ...record, level: "warning", message: ["careful"] }),
+      formatLogLine({ ...record, level: "warning", message: ["careful"], rawMessage: "careful" }),
       `${localTimestamp(new Date(timestamp))} WARNING careful`,
     );
   });
+
+  await t.step(
+    "a {…} of a page's, a CSV's or a server's text stays as written; {{ and }} are braces",
+    async () => {
+      const written: string[] = [];
+      await using log = await startJobLog((line) => written.push(line));
+      const logger = log.logger("job").with({ row: 1 });
+      logger.error('Row 2/3 (container {X}, invoice I2): failed: the portal answered {"error": "busy"}');
+      logger.warn("Uploaded {{a}} to {path}", { path: "/logs/x.txt" });
+      log.rowDone(1);
+      assert.deepEqual(written.map((line) => line.replace(/^\S+ /, "")), [
+        'ERROR Row 2/3 (container {X}, invoice I2): failed: the portal answered {"error": "busy"}\n',
+        "WARNING Uploaded {a} to /logs/x.txt\n",
+      ]);
+    },
+  );
 
   await t.step(
     "startJobLog: INFO and above, one line each, in order; bytes() holds them all, as UTF-8",
