@@ -101,7 +101,7 @@ export interface RunSummary {
   outputDir: string;
   /** `--report`'s path, or null. */
   report: string | null;
-  /** Each browser's product and version, as it told them ("HeadlessChrome/156.0.8078.108"), by browser. */
+  /** Each browser's product and version, as it told them ("Chrome/156.0.8078.108"), by browser. */
   browsers: string[];
 }
 
