@@ -650,3 +650,38 @@ Deno.test("job_config: --browsers", async (t) => {
     assert.equal(port([...BASE, "--concurrency=2", chrome]).browsers, 1);
   });
 });
+
+Deno.test("job_config: --summary-json, --metrics-file and --ping-url", async (t) => {
+  await t.step("none by default; by flag or variable", () => {
+    const none = port(BASE);
+    assert.deepEqual([none.summaryFile, none.metricsFile, none.pingUrl], [undefined, undefined, undefined]);
+    const given = port([...BASE, "--summary-json=/var/lib/capture/s.json"], {
+      CAPTURE_METRICS_FILE: "/var/lib/prometheus/node-exporter/port.prom",
+      CAPTURE_PING_URL: "https://hc-ping.com/5f1c0e1e-9a4b-4c1e-8e0f-2a7d9c3b6d11",
+    });
+    assert.equal(given.summaryFile, "/var/lib/capture/s.json");
+    assert.equal(given.metricsFile, "/var/lib/prometheus/node-exporter/port.prom");
+    assert.equal(given.pingUrl, "https://hc-ping.com/5f1c0e1e-9a4b-4c1e-8e0f-2a7d9c3b6d11");
+  });
+
+  await t.step("a folder for a file: a one-line UsageError", () => {
+    assertUsageError(() => port([...BASE, "--summary-json=out/"]), "--summary-json", "must name a file");
+    assertUsageError(() => port([...BASE, "--metrics-file=."]), "--metrics-file", "must name a file");
+  });
+
+  await t.step(
+    "a ping URL that is not http(s): a one-line UsageError that never shows its secret path",
+    () => {
+      for (
+        const bad of ["ftp://hc.example/secret-uuid", "hc.example/secret-uuid", "http://[::1/secret-uuid"]
+      ) {
+        assert.throws(() => port([...BASE, `--ping-url=${bad}`]), (error: unknown) => {
+          assert.ok(error instanceof UsageError);
+          assert.match(error.message, /^--ping-url /);
+          assert.ok(!error.message.includes("secret-uuid"), error.message);
+          return true;
+        });
+      }
+    },
+  );
+});
