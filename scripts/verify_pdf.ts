@@ -1,16 +1,24 @@
 /**
- * `deno task verify-pdf FILE.pdf…`: for each PDF written under `--provenance`, checks that its printed bytes
- * still hash to the SHA-256 its `capture.json` carries and prints that provenance in a few lines. Exit 0 when
- * every file is intact; 1 when any is changed, carries no provenance or cannot be read (a last line on standard
- * error names them), and with no file at all. It reads the files and nothing else.
+ * `deno task verify-pdf [--tsa-ca CERT.pem] FILE.pdf…`: for each PDF written under `--provenance`, checks that
+ * its printed bytes still hash to the SHA-256 its `capture.json` carries and prints that provenance in a few
+ * lines; and checks its document timestamp (`--tsa-url`), when it has one: the token's imprint against the signed
+ * byte range, its signature, and with `--tsa-ca` its signer's chain, printing its time and what it proves and
+ * what it does not. Exit 0 when every file is intact; 1 when any is changed, carries no provenance, has a
+ * timestamp that does not hold, has none under `--tsa-ca`, or cannot be read (a last line on standard error
+ * names them), and with no file at all or a `--tsa-ca` that does not read. It reads the files and nothing else.
  *
  * @module
  */
 import type { CaptureRecord } from "../lib/provenance/capture_record.ts";
+import { checkDocTimestamp, type DocTimestampVerdict } from "../lib/provenance/doc_timestamp_check.ts";
 import { checkProvenance } from "../lib/provenance/pdf_provenance.ts";
 
 /** The usage line. */
-export const USAGE = "Usage: deno task verify-pdf FILE.pdf…";
+export const USAGE = "Usage: deno task verify-pdf [--tsa-ca CERT.pem] FILE.pdf…";
+
+/** What a timestamp proves and what it does not, in the words `verify-pdf` prints. */
+export const NOT_PROVED =
+  "a timestamp proves that these bytes existed at that time, not that the server sent them";
 
 /** The lines that show a record's provenance, each indented by two spaces. */
 export function provenanceLines(record: CaptureRecord): string[] {
@@ -33,6 +41,54 @@ export function provenanceLines(record: CaptureRecord): string[] {
   ].map((line) => `  ${line}`);
 }
 
+/**
+ * The lines that show a document timestamp's verdict, each indented by two spaces; `tsaCa` is the path of the
+ * trusted certificate given, if any.
+ */
+export function timestampLines(verdict: DocTimestampVerdict, tsaCa: string | undefined): string[] {
+  switch (verdict.status) {
+    case "none":
+      return ["  timestamp: none: nothing but the capturing host's own clock dates these bytes"];
+    case "broken":
+      return [`  timestamp: DOES NOT HOLD: ${verdict.problem}`];
+    case "holds": {
+      const { token, signedBytes } = verdict;
+      const time = token.genTime.toISOString();
+      const from = token.tsaName ?? token.signer;
+      const signer = token.signer === from ? "" : `, signed by ${token.signer}`;
+      return [
+        `timestamp: ${time} by the authority's clock, from ${from}${signer} (serial ${token.serialNumber}, policy ${token.policy})`,
+        token.chained === true
+          ? `signer: chains to ${tsaCa}`
+          : "signer: not checked against a trusted certificate (--tsa-ca checks whose timestamp this is)",
+        `proved: these ${signedBytes} bytes, the whole file but the token's own place, existed exactly as they are now at ${time}`,
+        `not proved: ${NOT_PROVED}${token.chained === true ? "" : ", nor which authority signed it"}`,
+      ].map((line) => `  ${line}`);
+    }
+  }
+}
+
+/** The command line: the files, and the trusted certificate's path; a string when it does not read. */
+function parseArgs(args: readonly string[]): { files: string[]; tsaCa?: string } | string {
+  const files: string[] = [];
+  let tsaCa: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--tsa-ca" || arg.startsWith("--tsa-ca=")) {
+      const value = arg === "--tsa-ca" ? args[++i] : arg.slice("--tsa-ca=".length);
+      if (value === undefined || value === "") return "--tsa-ca needs the path of a PEM certificate";
+      if (tsaCa !== undefined) return "--tsa-ca may be given once";
+      tsaCa = value;
+    } else if (arg.startsWith("--")) {
+      return `unknown option ${arg}`;
+    } else {
+      files.push(arg);
+    }
+  }
+  if (files.length === 0) return "no file to check";
+  return tsaCa === undefined ? { files } : { files, tsaCa };
+}
+
 /** Checks every file of `args` and prints what it found; returns the exit code. */
 export async function main(args: readonly string[]): Promise<number> {
   if (args.length === 0) {
@@ -43,8 +99,29 @@ export async function main(args: readonly string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  const parsed = parseArgs(args);
+  if (typeof parsed === "string") {
+    console.error(`verify-pdf: ${parsed}\n${USAGE}`);
+    return 1;
+  }
+  const { files, tsaCa } = parsed;
+  let trustedCaPem: string | undefined;
+  if (tsaCa !== undefined) {
+    try {
+      trustedCaPem = await Deno.readTextFile(tsaCa);
+    } catch (error) {
+      console.error(
+        `verify-pdf: cannot read --tsa-ca ${tsaCa}: ${error instanceof Error ? error.message : error}`,
+      );
+      return 1;
+    }
+    if (!trustedCaPem.includes("-----BEGIN CERTIFICATE-----")) {
+      console.error(`verify-pdf: --tsa-ca ${tsaCa} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+      return 1;
+    }
+  }
   const failed: string[] = [];
-  for (const file of args) {
+  for (const file of files) {
     let bytes: Uint8Array;
     try {
       bytes = await Deno.readFile(file);
@@ -54,9 +131,14 @@ export async function main(args: readonly string[]): Promise<number> {
       continue;
     }
     const verdict = await checkProvenance(bytes);
+    const timestamp = await checkDocTimestamp(bytes, trustedCaPem === undefined ? {} : { trustedCaPem });
     switch (verdict.status) {
       case "intact":
-        console.log(`${file}: intact`);
+        if (timestamp.status === "broken") {
+          console.log(`${file}: TIMESTAMP DOES NOT HOLD: ${timestamp.problem}`);
+        } else if (timestamp.status === "none" && tsaCa !== undefined) {
+          console.log(`${file}: NO TIMESTAMP: --tsa-ca asks for a document timestamp, and it has none`);
+        } else console.log(`${file}: intact`);
         break;
       case "changed":
         console.log(`${file}: CHANGED: ${verdict.problem}`);
@@ -68,7 +150,13 @@ export async function main(args: readonly string[]): Promise<number> {
     if (verdict.status !== "none" && verdict.record !== undefined) {
       for (const line of provenanceLines(verdict.record)) console.log(line);
     }
-    if (verdict.status !== "intact") failed.push(file);
+    for (const line of timestampLines(timestamp, tsaCa)) console.log(line);
+    if (
+      verdict.status !== "intact" || timestamp.status === "broken" ||
+      (timestamp.status === "none" && tsaCa !== undefined)
+    ) {
+      failed.push(file);
+    }
   }
   if (failed.length > 0) {
     console.error(`verify-pdf: not intact: ${failed.join(", ")}`);

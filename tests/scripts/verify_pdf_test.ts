@@ -1,10 +1,15 @@
 // deno task verify-pdf, run as the operator runs it (a subprocess with --allow-read only), on PDFs the real
 // Chromium of this machine printed and appendProvenance updated: an intact file passes and shows its provenance;
 // one byte changed inside the printed bytes, or a PDF without provenance, fails naming the file; no argument
-// prints the usage line.
+// prints the usage line. With a document timestamp from the test TSA (fixtures/tsa.ts): its time, its authority
+// and what it proves and does not, with and without --tsa-ca; a changed token, a signer that does not chain to
+// --tsa-ca, bytes after the byte range, or no timestamp under --tsa-ca fail the file, naming why.
 import assert from "node:assert/strict";
+import { startTestTsa, type TestTsa } from "../../fixtures/tsa.ts";
+import { appendDocTimestamp } from "../../lib/provenance/doc_timestamp.ts";
 import { appendProvenance } from "../../lib/provenance/pdf_update.ts";
 import { TabFixture } from "../helpers/browser_fixture.ts";
+import { AMPLE_MS } from "../helpers/host_speed.ts";
 import { ROOT } from "../helpers/job_process.ts";
 import { printPage, provenanceFor, REPORT_PAGE } from "../provenance/printed_fixture.ts";
 
@@ -42,6 +47,7 @@ Deno.test("deno task verify-pdf", async (t) => {
         `  request: POST https://port.example/pcs/form → 200`,
         `  captured 2026-11-27T02:36:21.005+06:00 with Chrome/156.0.7632.0 (browser 1 of the run)`,
         `  printed: ${printed.length} bytes, SHA-256 ${await sha256Hex(printed)}`,
+        "  timestamp: none: nothing but the capturing host's own clock dates these bytes",
         "",
       ].join("\n"),
     );
@@ -84,10 +90,193 @@ Deno.test("deno task verify-pdf", async (t) => {
     assert.deepEqual(await verifyPdf(), {
       code: 1,
       stdout: "",
-      stderr: "Usage: deno task verify-pdf FILE.pdf…\n",
+      stderr: "Usage: deno task verify-pdf [--tsa-ca CERT.pem] FILE.pdf…\n",
     });
   });
+
+  await t.step(
+    "--tsa-ca without a certificate, or one that is not there: exit 1 before any file",
+    async () => {
+      const noValue = await verifyPdf(intact, "--tsa-ca");
+      assert.equal(noValue.code, 1);
+      assert.equal(noValue.stdout, "");
+      assert.match(noValue.stderr, /^verify-pdf: --tsa-ca needs the path of a PEM certificate\nUsage: /);
+      const missing = await verifyPdf("--tsa-ca", `${fixture.out}/missing.pem`, intact);
+      assert.equal(missing.code, 1);
+      assert.equal(missing.stdout, "");
+      assert.match(missing.stderr, /^verify-pdf: cannot read --tsa-ca .*missing\.pem: /);
+      const notPem = await verifyPdf("--tsa-ca", intact, intact);
+      assert.equal(notPem.code, 1);
+      assert.match(notPem.stderr, /holds no PEM certificate/);
+    },
+  );
 });
+
+Deno.test("deno task verify-pdf with a document timestamp", async (t) => {
+  await using fixture = await TabFixture.start();
+  await using tsa = await startTestTsa();
+  const printed = await Deno.readFile(await printPage(fixture, "003 INV-1 MSCU1234567.pdf", REPORT_PAGE));
+  const { pdf: withProvenance } = await appendProvenance(printed, provenanceFor("003 INV-1 MSCU1234567.pdf"));
+  const provenanceOnly = `${fixture.out}/provenance only.pdf`;
+  await Deno.writeFile(provenanceOnly, withProvenance);
+  const before = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const timestamped = await appendDocTimestamp(
+    withProvenance,
+    (digest) => tokenFrom(tsa, fixture.out, digest),
+  );
+  const after = new Date();
+  const path = `${fixture.out}/timestamped.pdf`;
+  await Deno.writeFile(path, timestamped);
+  const signedBytes = timestamped.length - 2 - 2 * 8192;
+
+  /** The timestamp's lines of a file whose timestamp holds, checking its time; `chained` with --tsa-ca. */
+  const holdsLines = (stdout: string, chained: boolean) => {
+    const lines = stdout.split("\n").filter((line) =>
+      /^ {2}(timestamp|signer|proved|not proved):/.test(line)
+    );
+    assert.equal(lines.length, 4, stdout);
+    const time =
+      /^ {2}timestamp: (\S+) by the authority's clock, from (.*) \(serial [0-9a-f]+, policy (\S+)\)$/
+        .exec(lines[0]!);
+    assert.ok(time, lines[0]);
+    const genTime = new Date(time[1]!);
+    assert.ok(genTime >= before && genTime <= after, `${time[1]} within the test's ${before.toISOString()}…`);
+    assert.equal(time[1], genTime.toISOString());
+    assert.match(time[2]!, /\bCN=/, "the TSA's name");
+    assert.equal(time[3], "2.999.3161.1");
+    assert.deepEqual(lines.slice(1), [
+      chained
+        ? `  signer: chains to ${tsa.caCertPath}`
+        : "  signer: not checked against a trusted certificate (--tsa-ca checks whose timestamp this is)",
+      `  proved: these ${signedBytes} bytes, the whole file but the token's own place, existed exactly as they are now at ${
+        time[1]
+      }`,
+      `  not proved: a timestamp proves that these bytes existed at that time, not that the server sent them${
+        chained ? "" : ", nor which authority signed it"
+      }`,
+    ]);
+  };
+
+  await t.step(
+    "with --tsa-ca its CA: exit 0, its time and authority, what it proves and what not",
+    async () => {
+      const run = await verifyPdf("--tsa-ca", tsa.caCertPath, path);
+      assert.equal(run.stderr, "");
+      assert.equal(run.code, 0);
+      assert.match(run.stdout, new RegExp(`^${escape(path)}: intact\n  row 3 of port-tracking job job-42`));
+      holdsLines(run.stdout, true);
+    },
+  );
+
+  await t.step("without --tsa-ca: exit 0, saying that whose timestamp it is was not checked", async () => {
+    const run = await verifyPdf(path);
+    assert.equal(run.code, 0);
+    holdsLines(run.stdout, false);
+  });
+
+  await t.step("--tsa-ca=CERT and a file without a timestamp: exit 1, naming it", async () => {
+    const run = await verifyPdf(`--tsa-ca=${tsa.caCertPath}`, path, provenanceOnly);
+    assert.equal(run.code, 1);
+    assert.match(run.stdout, new RegExp(`^${escape(path)}: intact$`, "m"));
+    assert.match(
+      run.stdout,
+      new RegExp(
+        `^${escape(provenanceOnly)}: NO TIMESTAMP: --tsa-ca asks for a document timestamp, and it has none$`,
+        "m",
+      ),
+    );
+    assert.equal(run.stderr, `verify-pdf: not intact: ${provenanceOnly}\n`);
+  });
+
+  await t.step("a signer that does not chain to --tsa-ca: exit 1, naming why", async () => {
+    const run = await verifyPdf("--tsa-ca", tsa.otherCaCertPath, path);
+    assert.equal(run.code, 1);
+    assert.match(
+      run.stdout,
+      new RegExp(
+        `^${
+          escape(path)
+        }: TIMESTAMP DOES NOT HOLD: its token's signer does not chain to the trusted certificate`,
+      ),
+    );
+    assert.match(run.stdout, /^ {2}timestamp: DOES NOT HOLD: /m);
+    assert.equal(run.stderr, `verify-pdf: not intact: ${path}\n`);
+  });
+
+  await t.step(
+    "one byte changed in the token, the printed part, or bytes added: exit 1, naming why",
+    async () => {
+      const text = new TextDecoder("latin1").decode(timestamped);
+      const contents = text.lastIndexOf("/Contents <") + "/Contents <".length;
+      const tokenEnd = text.indexOf("0000000000", contents);
+      const changedToken = `${fixture.out}/changed token.pdf`;
+      await Deno.writeFile(changedToken, flipHexDigit(timestamped, tokenEnd - 1));
+      const changedPrinted = `${fixture.out}/changed printed.pdf`;
+      const bytes = timestamped.slice();
+      bytes[1000] = bytes[1000]! ^ 0x01;
+      await Deno.writeFile(changedPrinted, bytes);
+      const longer = `${fixture.out}/longer.pdf`;
+      await Deno.writeFile(longer, new Uint8Array([...timestamped, ...new TextEncoder().encode("%%EOF\n")]));
+
+      const run = await verifyPdf("--tsa-ca", tsa.caCertPath, changedToken, changedPrinted, longer);
+      assert.equal(run.code, 1);
+      assert.match(
+        run.stdout,
+        new RegExp(`^${escape(changedToken)}: TIMESTAMP DOES NOT HOLD: its token's signature`, "m"),
+      );
+      assert.match(run.stdout, new RegExp(`^${escape(changedPrinted)}: CHANGED: the printed bytes`, "m"));
+      assert.match(run.stdout, /^ {2}timestamp: DOES NOT HOLD: its token's imprint is not the SHA-256/m);
+      assert.match(
+        run.stdout,
+        new RegExp(
+          `^${
+            escape(longer)
+          }: TIMESTAMP DOES NOT HOLD: its byte range \\[0 \\d+ \\d+ \\d+\\] ends at byte ${timestamped.length}, not at the file's end \\(${
+            timestamped.length + 6
+          }\\)`,
+          "m",
+        ),
+      );
+      assert.equal(run.stderr, `verify-pdf: not intact: ${changedToken}, ${changedPrinted}, ${longer}\n`);
+    },
+  );
+});
+
+/**
+ * A token over `digest` from the test TSA: a query made by openssl (SHA-256, a nonce, the certificate asked
+ * for), POSTed as the TSA client does, and the token taken out of the reply by openssl.
+ */
+async function tokenFrom(tsa: TestTsa, folder: string, digest: Uint8Array): Promise<Uint8Array> {
+  const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  const openssl = async (args: string[]) => {
+    const { code, stderr } = await new Deno.Command("openssl", {
+      args,
+      cwd: folder,
+      stdout: "null",
+      stderr: "piped",
+    })
+      .output();
+    assert.equal(code, 0, `openssl ${args.join(" ")}: ${new TextDecoder().decode(stderr)}`);
+  };
+  await openssl(["ts", "-query", "-digest", hex, "-sha256", "-cert", "-out", "query.tsq"]);
+  const response = await fetch(tsa.url, {
+    method: "POST",
+    headers: { "content-type": "application/timestamp-query" },
+    body: await Deno.readFile(`${folder}/query.tsq`),
+    signal: AbortSignal.timeout(AMPLE_MS),
+  });
+  assert.equal(response.status, 200);
+  await Deno.writeFile(`${folder}/reply.tsr`, new Uint8Array(await response.arrayBuffer()));
+  await openssl(["ts", "-reply", "-in", "reply.tsr", "-token_out", "-out", "token.der"]);
+  return await Deno.readFile(`${folder}/token.der`);
+}
+
+/** `bytes` with the hex digit at `at` changed to another. */
+function flipHexDigit(bytes: Uint8Array, at: number): Uint8Array {
+  const changed = bytes.slice();
+  changed[at] = changed[at] === 0x31 ? 0x32 : 0x31;
+  return changed;
+}
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
