@@ -21,6 +21,7 @@ import {
 } from "../fixtures/sandbox.ts";
 import type { JobKind } from "../lib/config/option_types.ts";
 import type { RowStatus } from "../lib/run/rows/row_result.ts";
+import type { FailureKind } from "../lib/run/watch/run_summary.ts";
 
 /**
  * Each job's letter, as the soak's command line (`--job A|B`) and its report name it: Job A (shipment
@@ -56,8 +57,13 @@ export interface TryBudget {
 export interface Failure {
   /** The row's last error (its log's "failed: …"). */
   reason: RegExp;
-  /** Whether `--retries` tries it again (a 5xx or 429, a bot wall, a blank PDF, Job A's missing frame). */
+  /**
+   * Whether `--retries` tries it again (a 5xx or 429, a bot wall, a blank PDF, Job A's missing frame): the
+   * same rule makes a finished run's summary `retryable` (docs/operations.md, "Watching runs").
+   */
   retried: boolean;
+  /** Its kind in the run summary's `failuresByKind` (the closed list of docs/operations.md). */
+  kind: FailureKind;
 }
 
 /** One way a row behaves. */
@@ -114,7 +120,11 @@ function failsWith(
 }
 
 /** Job A's spec error for a shipment page without the frame; Job A tries it again. */
-const FRAME_NOT_FOUND: Failure = { reason: /^Iframe not found on page$/, retried: true };
+const FRAME_NOT_FOUND: Failure = {
+  reason: /^Iframe not found on page$/,
+  retried: true,
+  kind: "frame-not-found",
+};
 
 /**
  * A row whose page answers HTTP `status` on every try: Job B's POST fails on it; Job A's page has no frame,
@@ -123,25 +133,39 @@ const FRAME_NOT_FOUND: Failure = { reason: /^Iframe not found on page$/, retried
  */
 const httpError = (status: number) => ({ job, verify }: TryBudget): Failure => {
   const retried = status >= 500;
-  if (job === "port") return { reason: new RegExp(`^the port portal answered HTTP ${status}\\b`), retried };
+  const kind = "http-status";
+  if (job === "port") {
+    return { reason: new RegExp(`^the port portal answered HTTP ${status}\\b`), retried, kind };
+  }
   return verify
-    ? { reason: new RegExp(`^the shipment page answered HTTP ${status}$`), retried }
+    ? { reason: new RegExp(`^the shipment page answered HTTP ${status}$`), retried, kind }
     : FRAME_NOT_FOUND;
 };
 
 /** `--verify`: a Job A row whose detail record id was not found; not tried again. */
 const noDetailId = ({ verify }: TryBudget): Failure | undefined =>
-  verify ? { reason: /^no detail record id for FCR \S+$/, retried: false } : undefined;
+  verify ? { reason: /^no detail record id for FCR \S+$/, retried: false, kind: "verification" } : undefined;
 
 /** `--verify`: a print that came out blank; tried again (a page caught too early may print next time). */
 const blankUnderVerify = ({ verify }: TryBudget): Failure | undefined =>
-  verify ? { reason: /^the PDF is blank$/, retried: true } : undefined;
+  verify ? { reason: /^the PDF is blank$/, retried: true, kind: "verification" } : undefined;
 
-/** `--verify`: the detail frame did not load within the --wait-timeout; tried again. */
-const DETAIL_NEVER_LOADED: Failure = { reason: /^the detail frame timed out \(/, retried: true };
+/**
+ * `--verify`: the detail frame did not load within the --wait-timeout; tried again. A problem `--verify`
+ * noticed, so a verification, not a timeout.
+ */
+const DETAIL_NEVER_LOADED: Failure = {
+  reason: /^the detail frame timed out \(/,
+  retried: true,
+  kind: "verification",
+};
 
 /** `--fail-on-text`: the printed page says the soak's expression; not tried again. */
-const SAYS_FAIL_TEXT: Failure = { reason: new RegExp(`^the page says "${FAIL_ON_TEXT}"$`), retried: false };
+const SAYS_FAIL_TEXT: Failure = {
+  reason: new RegExp(`^the page says "${FAIL_ON_TEXT}"$`),
+  retried: false,
+  kind: "fail-on-text",
+};
 
 /**
  * The hostile pages whose local file browserless sees requested: a stylesheet, an image, a font or a script
@@ -184,7 +208,11 @@ export const BEHAVIOURS: readonly Behaviour[] = [
     marker: "SHORT",
     jobs: ["port"],
     weight: 2,
-    ...failsWith(() => ({ reason: /^the port portal answered only \d+ characters/, retried: false })),
+    ...failsWith(() => ({
+      reason: /^the port portal answered only \d+ characters/,
+      retried: false,
+      kind: "short-body",
+    })),
     detail: false,
   },
   // The portal holds its answer until the sandbox closes (soak.ts): every try runs out the --http-timeout.
@@ -273,7 +301,11 @@ function verifyBehaviours(): Behaviour[] {
       ...failsWith(({ job, verify }) => {
         if (verify) {
           const wall = job === "shipment" ? "Cloudflare challenge" : "Imperva Incapsula";
-          return { reason: new RegExp(`^blocked by a bot check \\(${wall}\\)$`), retried: true };
+          return {
+            reason: new RegExp(`^blocked by a bot check \\(${wall}\\)$`),
+            retried: true,
+            kind: "verification",
+          };
         }
         return job === "shipment" ? FRAME_NOT_FOUND : undefined;
       }),
@@ -287,7 +319,9 @@ function verifyBehaviours(): Behaviour[] {
       jobs: ["shipment"],
       weight: 2,
       ...failsWith(({ verify }) =>
-        verify ? { reason: /^the detail page answered HTTP 500$/, retried: true } : undefined
+        verify
+          ? { reason: /^the detail page answered HTTP 500$/, retried: true, kind: "http-status" }
+          : undefined
       ),
       detail: false,
     },
@@ -307,7 +341,9 @@ function verifyBehaviours(): Behaviour[] {
       jobs: ["port"],
       weight: 2,
       ...failsWith(({ verify }) =>
-        verify ? { reason: /^the PDF does not show container \S+$/, retried: false } : undefined
+        verify
+          ? { reason: /^the PDF does not show container \S+$/, retried: false, kind: "verification" }
+          : undefined
       ),
       detail: false,
       printed: (value) => [otherContainerFor(value)],

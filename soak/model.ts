@@ -7,6 +7,7 @@
  */
 import type { JobServerMode } from "../fixtures/sandbox.ts";
 import type { RowStatus } from "../lib/run/rows/row_result.ts";
+import type { FailureKind } from "../lib/run/watch/run_summary.ts";
 import type { TryBudget } from "./behaviours.ts";
 import type { DrawnRow, SoakPlan } from "./draw.ts";
 
@@ -47,8 +48,10 @@ export interface RowPrediction {
    * How the row must fail, when it must and the soak knows why (see `Behaviour.failure`): its last error, and
    * how many tries it took. When the soak killed the browser in the run, the kill may have landed on any of
    * the row's tries, its last one too: the tries are then unset, and its last error may be the browser's.
+   * Ended with `reason`, the row counts in the summary under `kind`, and makes a run that exits 3 retryable
+   * when `mayPass`.
    */
-  failure?: { reason: RegExp; tries?: number; orBrowserGone?: true };
+  failure?: { reason: RegExp; kind: FailureKind; mayPass: boolean; tries?: number; orBrowserGone?: true };
 }
 
 /** What the job server must receive from a run that finished (a stopped run sends nothing). */
@@ -96,7 +99,7 @@ export function predictRun(plan: SoakPlan, facts: RunFacts, model: RowModel = ro
       ? row.behaviour.failure?.(budget)
       : undefined;
     if (failure !== undefined) {
-      prediction.failure = { reason: failure.reason };
+      prediction.failure = { reason: failure.reason, kind: failure.kind, mayPass: failure.retried };
       // A browser killed while the row was in progress costs it a try that its own failure may not have, and
       // when that was its last try, the row ends with the browser's error.
       if (facts.browserKilled) prediction.failure.orBrowserGone = true;
