@@ -17,10 +17,11 @@ import { escapeHtml } from "../lib/report/html_text.ts";
 import { JOB_COMMANDS } from "../lib/config/options.ts";
 import type { RowStatus } from "../lib/run/rows/row_result.ts";
 import type { DrawnRow, SoakPlan } from "./draw.ts";
-import { type JobRunRecord, type RssSample, WAITS_FOR_POOL } from "./job_run.ts";
+import { type JobRunRecord, type RssSample, type RunFolder, WAITS_FOR_POOL } from "./job_run.ts";
 import { firstTryFailure, type LoggedEnd, loggedEnds, retriedTries, rowLineIndexes } from "./log_lines.ts";
 import { exitCodeFor, type Prediction, type RowPrediction } from "./model.ts";
 import type { RunState } from "./run_state.ts";
+import { checkWatch } from "./watch_checks.ts";
 
 /** Everything one check of a run looks at. */
 export interface RunEvidence {
@@ -32,6 +33,12 @@ export interface RunEvidence {
   secret: string;
   /** "stopped": the run was asked to stop (by the soak's stop file) and may end before its last row. */
   ending: "finished" | "stopped";
+  /** The run's job id. */
+  jobId: string;
+  /** The run's folders and files (the summary's outputDir and report, where the metrics are). */
+  folder: RunFolder;
+  /** The run's `--ping-url`, when drawn. */
+  pingUrl?: string;
 }
 
 /** Job B's growth bound: the job's RSS from row 1,000 to the end of a long run. */
@@ -51,6 +58,7 @@ export function checkRun(evidence: RunEvidence): string[] {
     ...checkPdfs(evidence, ends),
     ...checkProvenances(evidence, ends),
     ...checkReport(evidence, ends, stopped),
+    ...checkWatch(evidence, ends),
     ...checkLeftovers(evidence.state),
     ...(stopped ? checkNothingSent(evidence.record) : checkServer(evidence, ends)),
     ...checkMemory(evidence.record),
@@ -306,6 +314,7 @@ function checkLeftovers(state: RunState): string[] {
   return [
     ...state.otherOutputs.map((name) => `file left in the output folder: ${name}`),
     ...state.tmpLeft.map((name) => `temporary file left: ${name}`),
+    ...state.partialsLeft.map((path) => `partial file left: ${path}`),
     ...state.processesLeft.map((pid) => `process ${pid} of the run outlived it`),
     ...state.poolLeft,
   ];

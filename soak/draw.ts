@@ -9,6 +9,12 @@ import type { JobKind } from "../lib/config/option_types.ts";
 import { type Behaviour, behavioursOf, FAIL_ON_TEXT, KILL_BEHAVIOURS, NORMAL } from "./behaviours.ts";
 import { Prng } from "./prng.ts";
 
+/**
+ * How the monitor of a run's `--ping-url` answers: as healthchecks.io does, 503 to every ping, or not at all
+ * (down: nothing listens at the URL's port).
+ */
+export type PingMonitor = "ok" | "error-503" | "down";
+
 /** One drawn row. */
 export interface DrawnRow {
   /** 1-based, as the job counts. */
@@ -40,6 +46,15 @@ export interface DrawnOptions {
   provenance: boolean;
   /** `--report`: the run writes its HTML report beside its output folder (`REPORT_FILE`). */
   report: boolean;
+  /** `--summary-json`: the run writes its summary beside its output folder (`RunFolder.summary`). */
+  summaryJson: boolean;
+  /**
+   * `--metrics-file`: the run writes the job's metrics file, which every run of the job in the soak shares
+   * (`RunFolder.metrics`), so that a run carries the last success over from the runs before it.
+   */
+  metricsFile: boolean;
+  /** Set: `--ping-url` at a check of the run's own, on the sandbox's monitor answering so. */
+  ping?: PingMonitor;
 }
 
 /** One soak run, as drawn. */
@@ -78,6 +93,22 @@ const PROVENANCE_CHANCE = 0.5;
 /** How often a run has `--report`. */
 const REPORT_CHANCE = 0.5;
 
+/** How often a run has `--summary-json`. */
+const SUMMARY_CHANCE = 0.5;
+
+/** How often a run has `--metrics-file`, drawn apart from the summary: the file is the job's, not the run's. */
+const METRICS_CHANCE = 0.4;
+
+/** How often a run has `--ping-url`. */
+const PING_CHANCE = 0.4;
+
+/** How the monitor of a `--ping-url` run answers: mostly as it should, now and then 503 or not at all. */
+const PING_MONITORS: readonly (readonly [PingMonitor, number])[] = [
+  ["ok", 80],
+  ["error-503", 10],
+  ["down", 10],
+];
+
 /** How often a `--pool` run loses the member serving it. */
 const MEMBER_LOSS_CHANCE = 0.5;
 
@@ -94,7 +125,8 @@ const JOB_SERVER_MODES: readonly (readonly [JobServerMode, number])[] = [
 /** Draws the run of `job` for `seed`. */
 export function drawRun(seed: number, job: JobKind, limits: DrawLimits): SoakPlan {
   // Each job draws from its own stream, so adding a behaviour to one job leaves the other's draws alone.
-  const random = new Prng(seed * 2 + (job === "shipment" ? 0 : 1));
+  const stream = seed * 2 + (job === "shipment" ? 0 : 1);
+  const random = new Prng(stream);
   const choices = behavioursOf(job).map((behaviour) => [behaviour, behaviour.weight] as const);
   const behaviours = Array.from({ length: limits.rows }, () => random.weighted(choices));
   const kills: KillCase[] = [];
@@ -115,6 +147,8 @@ export function drawRun(seed: number, job: JobKind, limits: DrawLimits): SoakPla
     failOnText: false,
     provenance: false,
     report: false,
+    summaryJson: false,
+    metricsFile: false,
   };
   if (limits.rows > 1 && random.chance(0.25)) options.stopAfterRow = random.int(1, limits.rows - 1);
   // Drawn after the other options, so that they keep their values for every seed (and so --verify,
@@ -135,6 +169,7 @@ export function drawRun(seed: number, job: JobKind, limits: DrawLimits): SoakPla
   // pool's would be sessions on either member, which the member loss cannot tell apart: one under --pool.
   const drawnBrowsers = random.int(1, 3);
   if (!limits.pool) options.browsers = Math.min(drawnBrowsers, options.concurrency);
+  drawWatch(new Prng(-1 - stream), options);
   const rows = behaviours.map((behaviour, i): DrawnRow => ({
     index: i + 1,
     behaviour,
@@ -142,6 +177,20 @@ export function drawRun(seed: number, job: JobKind, limits: DrawLimits): SoakPla
     invoice: `I${i + 1}`,
   }));
   return { seed, job, rows, options, pool: limits.pool ?? false, poolFullAtStart };
+}
+
+/**
+ * `--summary-json`, `--metrics-file` and `--ping-url` with its monitor, each apart from the others, from a
+ * stream of their own (the run's stream number, negated): every seed keeps the rest of its draw (and runs.md's
+ * replays), and `--pool`, whose changes take numbers from the run's stream, draws them the same. The monitor is
+ * drawn for every run, so that what is drawn after it one day keeps its values too.
+ */
+function drawWatch(random: Prng, options: DrawnOptions): void {
+  options.summaryJson = random.chance(SUMMARY_CHANCE);
+  options.metricsFile = random.chance(METRICS_CHANCE);
+  const ping = random.chance(PING_CHANCE);
+  const monitor = random.weighted(PING_MONITORS);
+  if (ping) options.ping = monitor;
 }
 
 /**
@@ -179,6 +228,13 @@ function rowValue(job: JobKind, seed: number, index: number, behaviour: Behaviou
   return behaviour.marker === "" ? prefix : `${prefix}-${behaviour.marker}`;
 }
 
+/** `--ping-url` and its monitor, as the report's draw summary names them. */
+const PING_WORDS: Readonly<Record<PingMonitor, string>> = {
+  ok: "ping",
+  "error-503": "ping (monitor 503)",
+  down: "ping (monitor down)",
+};
+
 /** The draw in a few words, for the report: options, then the behaviours other than "normal" by count. */
 export function drawSummary(plan: SoakPlan): string {
   const { options } = plan;
@@ -199,6 +255,9 @@ export function drawSummary(plan: SoakPlan): string {
     ...(options.failOnText ? [`fail-on-text "${FAIL_ON_TEXT}"`] : []),
     ...(options.provenance ? ["provenance"] : []),
     ...(options.report ? ["report"] : []),
+    ...(options.summaryJson ? ["summary-json"] : []),
+    ...(options.metricsFile ? ["metrics-file"] : []),
+    ...(options.ping === undefined ? [] : [PING_WORDS[options.ping]]),
     ...(options.stopAfterRow === undefined ? [] : [`stop after ${options.stopAfterRow} + resume`]),
     ...(options.jobServer === "ok" ? [] : [`job server ${options.jobServer}`]),
     ...(plan.pool ? ["pool of two"] : []),

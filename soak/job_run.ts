@@ -3,7 +3,8 @@
  * Chromium and the local sandbox, its pauses off (under `--pool`, through the soak's pool). While it runs the
  * soak plays its part: it creates the stop file once the drawn row has ended, kills a renderer or the browser
  * when a kill page asks for it (or the pool member serving the run, once the lost-member rows all wait), and
- * samples the memory of the job and its browser tree.
+ * samples the memory of the job and its browser tree. It keeps what the watch options leave outside the
+ * folders: the metrics file's content before the run, and the pings the sandbox's monitor heard for the run.
  *
  * @module
  */
@@ -11,10 +12,12 @@ import { join } from "node:path";
 import {
   KILL_FINGERPRINT_BYTES,
   type KillCase,
+  type RecordedPing,
   type RecordedRequest,
   type Sandbox,
 } from "../fixtures/sandbox.ts";
 import { HOLD_PATH, type HoldingPhase } from "../fixtures/sandbox/holding_pages.ts";
+import { PING_PREFIX } from "../fixtures/sandbox/monitor.ts";
 import { stopFileName } from "../lib/file_names.ts";
 import { collectText, jobCommandArgs, ROOT } from "../tests/helpers/job_process.ts";
 import {
@@ -38,6 +41,10 @@ export interface RunFolder {
   tmp: string;
   /** Where the run's `--report` goes: beside the output folder, not in it. */
   report: string;
+  /** Where the run's `--summary-json` goes: beside the output folder too. */
+  summary: string;
+  /** The job's `--metrics-file`: one per job for the whole soak, which its runs write one after another. */
+  metrics: string;
 }
 
 /** One memory sample. */
@@ -72,6 +79,13 @@ export interface JobRunRecord {
   rowRequests: Map<number, number>;
   /** Whether the pool was full when the run started (`JobRunInput.poolFull`). */
   poolWasFull: boolean;
+  /** When the job was spawned and when it was seen to exit, in milliseconds since the epoch. */
+  startedAt: number;
+  endedAt: number;
+  /** The job's metrics file as it was before the run; undefined when there was none. */
+  metricsBefore?: string;
+  /** What the sandbox's monitor received for the run's `--ping-url` check during the run, in order. */
+  pings: RecordedPing[];
 }
 
 /** What a run needs from the soak. */
@@ -91,6 +105,11 @@ export interface JobRunInput {
   poolFull?: PoolFill;
   /** The job's `--http-timeout` and `--wait-timeout`, in seconds ({@linkcode LIMIT_S} when unset). */
   limitS?: number;
+  /**
+   * `--ping-url`, when drawn: a check of the run's own on the sandbox's monitor (`/ping/<uuid>`), or the same
+   * path on a port nothing listens on.
+   */
+  pingUrl?: string;
 }
 
 const POLL_MS = 25;
@@ -148,6 +167,9 @@ export function jobArgs(input: JobRunInput, csv: string): string[] {
     ...(options.failOnText ? [`--fail-on-text=${FAIL_ON_TEXT}`] : []),
     ...(options.provenance ? ["--provenance"] : []),
     ...(options.report ? [`--report=${folder.report}`] : []),
+    ...(options.summaryJson ? [`--summary-json=${folder.summary}`] : []),
+    ...(options.metricsFile ? [`--metrics-file=${folder.metrics}`] : []),
+    ...(input.pingUrl === undefined ? [] : [`--ping-url=${input.pingUrl}`]),
     ...(input.resume ? ["--resume"] : []),
     ...(input.pool ? [`--browser-url=${input.pool.wsUrl}`] : []),
   ];
@@ -234,6 +256,9 @@ async function runWatched(
   const serverBefore = sandbox.requests.jobServer.length;
   const pages = pageRequests(sandbox, plan.job);
   const pagesBefore = pages.length;
+  const pingsBefore = sandbox.pings.length;
+  const metricsBefore = await Deno.readTextFile(folder.metrics).catch(() => undefined);
+  const startedAt = Date.now();
   const started = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
     args: jobCommandArgs(plan.job, jobArgs(input, csv)),
@@ -259,6 +284,10 @@ async function runWatched(
     serverRequests: [],
     rowRequests: new Map(),
     poolWasFull: input.poolFull !== undefined,
+    startedAt,
+    endedAt: 0,
+    ...(metricsBefore === undefined ? {} : { metricsBefore }),
+    pings: [],
   };
   const byValue = new Map(plan.rows.map((row) => [row.value, row.index]));
   const browserTrees = (input.pool?.markers() ?? [folder.tmp]).map((marker) =>
@@ -313,15 +342,23 @@ async function runWatched(
   }
   const [{ code }, errText] = await Promise.all([status, stderr, stdout.done]);
   record.code = code;
+  record.endedAt = Date.now();
   record.stdout = stdout.text();
   record.stderr = errText;
   record.seconds = (performance.now() - started) / 1000;
   record.serverRequests = sandbox.requests.jobServer.slice(serverBefore).filter((r) => r.jobId === jobId);
+  const check = input.pingUrl === undefined ? undefined : pingCheckOf(input.pingUrl);
+  record.pings = sandbox.pings.slice(pingsBefore).filter((ping) => ping.check === check);
   for (const request of pages.slice(pagesBefore)) {
     const index = byValue.get(rowValueOf(request, plan.job) ?? "");
     if (index !== undefined) record.rowRequests.set(index, (record.rowRequests.get(index) ?? 0) + 1);
   }
   return record;
+}
+
+/** The check a ping URL names on the sandbox's monitor: its path after `/ping/`. */
+export function pingCheckOf(pingUrl: string): string {
+  return new URL(pingUrl).pathname.slice(PING_PREFIX.length);
 }
 
 /** The requests of the sandbox server that serves the job's row pages. */

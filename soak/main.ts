@@ -18,7 +18,8 @@ const USAGE =
 const HELP = `
 Runs the real jobs on rows and options drawn from each seed, against the local sandbox and Chromium, and checks
 every outcome against the soak's model. Each run draws its rows' behaviours and the job's options (among them
---retries, --wait-until, --verify and --fail-on-text "NO CONTAINER FOUND"); the same seed draws the same run.
+--retries, --wait-until, --verify, --fail-on-text "NO CONTAINER FOUND", --summary-json, --metrics-file and
+--ping-url); the same seed draws the same run.
 
   --job A|B          one job's runs (default: both)
   --rows N           rows in each run (default 40)

@@ -1,17 +1,19 @@
 /**
- * What a finished job process left behind: its PDFs (with their text and provenance), its report, any other file in its output folder,
- * anything in its TMPDIR, any process of its browser tree still alive, and under `--pool` any session or
- * browser of the run still in the pool.
+ * What a finished job process left behind: its PDFs (with their text and provenance), its report, its summary,
+ * the job's metrics file (with what promtool finds in it), any other file in its output folder, a partial
+ * file beside the summary or the metrics, anything in its TMPDIR, any process of its browser tree still alive,
+ * and under `--pool` any session or browser of the run still in the pool.
  *
  * @module
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { stopFileName } from "../lib/file_names.ts";
 import { checkProvenance, type ProvenanceVerdict } from "../lib/provenance/pdf_provenance.ts";
 import { pdfText } from "../tests/helpers/job_process.ts";
 import { browserProcessesLeft } from "../tests/helpers/processes.ts";
 import type { RunFolder } from "./job_run.ts";
 import type { SoakPool } from "./pool.ts";
+import { promtoolFindings } from "./promtool.ts";
 
 /** The state of a run's folders after the job exited. */
 export interface RunState {
@@ -30,6 +32,12 @@ export interface RunState {
   processesLeft: number[];
   /** The text of the run's `--report`, when it wrote one. */
   report?: string;
+  /** The text of the run's `--summary-json` file, when it is there (a run before may have left it). */
+  summary?: string;
+  /** The job's metrics file, when there is one (a run before may have left it), and what promtool found. */
+  metrics?: { text: string; promtool: string | undefined };
+  /** Partial files left beside the summary or the metrics file: each is written whole, then renamed. */
+  partialsLeft: string[];
   /** `--pool`: what the run left in the pool (see `SoakPool.afterRun`), as discrepancies. */
   poolLeft: string[];
 }
@@ -57,6 +65,11 @@ export async function collectRunState(
     } else if (entry.name !== stopFileName(jobId)) otherOutputs.push(entry.name);
   }
   const report = await Deno.readTextFile(folder.report).catch(() => undefined);
+  const summary = await Deno.readTextFile(folder.summary).catch(() => undefined);
+  const metricsText = await Deno.readTextFile(folder.metrics).catch(() => undefined);
+  const metrics = metricsText === undefined
+    ? undefined
+    : { text: metricsText, promtool: await promtoolFindings(metricsText) };
   const tmpLeft = (await Array.fromAsync(Deno.readDir(folder.tmp))).map((entry) => entry.name).sort();
   return {
     pdfs,
@@ -65,6 +78,20 @@ export async function collectRunState(
     tmpLeft,
     processesLeft: await browserProcessesLeft(folder.tmp, processesEndMs),
     poolLeft: await pool?.afterRun() ?? [],
+    partialsLeft: await partialFilesIn([dirname(folder.summary), dirname(folder.metrics)]),
     ...(report === undefined ? {} : { report }),
+    ...(summary === undefined ? {} : { summary }),
+    ...(metrics === undefined ? {} : { metrics }),
   };
+}
+
+/** The partial files (`.<name>.<pid>.partial`) in `folders`, each named by its path. */
+async function partialFilesIn(folders: readonly string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const folder of new Set(folders)) {
+    for await (const entry of Deno.readDir(folder)) {
+      if (entry.name.startsWith(".") && entry.name.endsWith(".partial")) found.push(join(folder, entry.name));
+    }
+  }
+  return found.sort();
 }

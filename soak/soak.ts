@@ -2,12 +2,15 @@
  * The soak: for each seed and job, draw a run, run the real job against the local sandbox (twice when the
  * draw stops it: the stopped run, then the same run with `--resume`), and check what it did against the
  * model and the invariants. Under `--pool` every run goes through one pool of two browserless instances
- * behind HAProxy, started for the whole soak, and half of them lose the member serving them.
+ * behind HAProxy, started for the whole soak, and half of them lose the member serving them. The runs of a
+ * job that draw `--metrics-file` share one file for the whole soak, as a job's nightly runs do.
  *
  * @module
  */
 import { join } from "node:path";
 import { type Sandbox, startSandbox, writeLocalSecretFiles } from "../fixtures/sandbox.ts";
+import { PING_PREFIX, unreachablePingUrl } from "../fixtures/sandbox/monitor.ts";
+import { JOB_COMMANDS } from "../lib/config/options.ts";
 import { stopFileName } from "../lib/file_names.ts";
 import type { JobKind } from "../lib/config/option_types.ts";
 import { JOB_LETTERS } from "./behaviours.ts";
@@ -78,6 +81,7 @@ const SECRET = "SOAK-LOCAL-SECRET-7f3a9c";
 export async function runSoak(options: SoakOptions): Promise<SoakRunResult[]> {
   const secretDir = await Deno.makeTempDir({ prefix: "soak-secret-" });
   const localFileUrl = await writeLocalSecretFiles(secretDir, SECRET);
+  const metricsDir = await Deno.makeTempDir({ prefix: "soak-metrics-" });
   // A hang never answers: the portal's SLOW, the search's SEARCHSLOW, the rest of a DETAILSLOW page and a "slow"
   // job server hold their answers until the sandbox closes, so none can come after the job gave up on it, however
   // late its timer fires. The holds of the soak's own pages end on the soak's word (job_run.ts).
@@ -96,13 +100,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakRunResult[]> {
           pool: pool !== undefined,
           ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
         });
-        const result = await soakOne({ sandbox, plan, killedValues, options, pool });
+        const metrics = join(metricsDir, `${JOB_COMMANDS[job]}.prom`);
+        const result = await soakOne({ sandbox, plan, killedValues, options, pool, metrics });
         results.push(result);
         options.onResult?.(result);
       }
     }
   } finally {
     await Deno.remove(secretDir, { recursive: true });
+    await Deno.remove(metricsDir, { recursive: true });
   }
   return results;
 }
@@ -115,19 +121,28 @@ interface SoakOne {
   killedValues: Set<string>;
   options: SoakOptions;
   pool: SoakPool | undefined;
+  /** The job's metrics file, which every run of the job in the soak shares. */
+  metrics: string;
 }
 
-async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne): Promise<SoakRunResult> {
+async function soakOne(
+  { sandbox, plan, killedValues, options, pool, metrics }: SoakOne,
+): Promise<SoakRunResult> {
   const dir = await Deno.makeTempDir({ prefix: "soak-" });
   const folder: RunFolder = {
     out: join(dir, "out"),
     tmp: join(dir, "tmp"),
     report: join(dir, "report.html"),
+    summary: join(dir, "summary.json"),
+    metrics,
   };
   await Deno.mkdir(folder.out);
   await Deno.mkdir(folder.tmp);
   const jobId = `soak-${JOB_LETTERS[plan.job]}${plan.seed}`;
   sandbox.jobServer.mode = plan.options.jobServer;
+  sandbox.monitor.mode = plan.options.ping === "error-503" ? "error-503" : "ok";
+  // A check of the run's own (both halves of a stop and resume ping it, as a cron line's runs do).
+  const pingUrl = pingUrlOf(sandbox, plan);
   const started = performance.now();
   const discrepancies: string[] = [];
   const samples: RssSample[] = [];
@@ -148,12 +163,16 @@ async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne):
       ...(pool ? { pool } : {}),
       ...(poolFull ? { poolFull } : {}),
       ...(options.limitS === undefined ? {} : { limitS: options.limitS }),
+      ...(pingUrl === undefined ? {} : { pingUrl }),
     });
     // Kept beside the run's folders: a failing run's files are left for a look.
     await Deno.writeTextFile(
       join(dir, `job-${++runs}.log`),
       `${record.stdout}\n--- stderr:\n${record.stderr}`,
     );
+    // The summary and the shared metrics as this process left them: the next one rewrites them.
+    await Deno.copyFile(folder.summary, join(dir, `job-${runs}.summary.json`)).catch(() => {});
+    if (plan.options.metricsFile) await Deno.copyFile(metrics, join(dir, `job-${runs}.prom`)).catch(() => {});
     await options.afterJob?.(folder, plan);
     samples.push(...record.samples);
     const growth = jobRssGrowth(record.samples);
@@ -167,7 +186,17 @@ async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne):
     ending: "finished" | "stopped",
   ) => {
     const prediction = predictRun(plan, facts(record, prior, present), options.model ?? rowModel);
-    return checkRun({ plan, prediction, record, state, secret: SECRET, ending });
+    return checkRun({
+      plan,
+      prediction,
+      record,
+      state,
+      secret: SECRET,
+      ending,
+      jobId,
+      folder,
+      ...(pingUrl === undefined ? {} : { pingUrl }),
+    });
   };
 
   const stopAfter = plan.options.stopAfterRow;
@@ -199,6 +228,16 @@ async function soakOne({ sandbox, plan, killedValues, options, pool }: SoakOne):
   if (discrepancies.length > 0) result.folder = dir;
   else await Deno.remove(dir, { recursive: true });
   return result;
+}
+
+/**
+ * The run's `--ping-url` as drawn: a check of its own on the sandbox's monitor, or the same URL on a port
+ * nothing listens on (the monitor down); undefined without the option.
+ */
+function pingUrlOf(sandbox: Sandbox, plan: SoakPlan): string | undefined {
+  if (plan.options.ping === undefined) return undefined;
+  const url = `${sandbox.apiBaseUrl}${PING_PREFIX}${crypto.randomUUID()}`;
+  return plan.options.ping === "down" ? unreachablePingUrl(url) : url;
 }
 
 /** The sandbox's row-page requests so far, by row index of `plan`. */

@@ -118,6 +118,7 @@ Deno.test("the checks: a lost-member row must have lost its first try to the clo
       state: state(plan),
       secret: "S3CR3T",
       ending: "stopped",
+      ...AT,
     });
   const retried = (row: DrawnRow) => [
     `${rowName(row)}: processing`,
@@ -164,6 +165,7 @@ Deno.test("the checks: a run that started with the pool full said once, before i
       state: state(plan),
       secret: "S3CR3T",
       ending: "stopped",
+      ...AT,
     });
   const at = "2026-01-01T00:00:00.000 INFO";
   const waits = `${at} Waiting for the browser pool at ws://127.0.0.1:4000/?token=***&timeout=43200000: it ` +
@@ -235,6 +237,8 @@ function poolPlan(behaviours: typeof BEHAVIOURS, retries: number): SoakPlan {
       failOnText: false,
       provenance: false,
       report: false,
+      summaryJson: false,
+      metricsFile: false,
     },
     pool: true,
     poolFullAtStart: false,
@@ -254,6 +258,18 @@ function facts(lostWithMember: ReadonlySet<number>): RunFacts {
 const rowName = (row: DrawnRow) =>
   `2026-01-01T00:00:00.000 INFO Row ${row.index}/3 (container ${row.value}, invoice ${row.invoice})`;
 
+/** The job id and the folders of the runs checked here (none of them draws the watch options). */
+const AT = {
+  jobId: "S1",
+  folder: {
+    out: "/tmp/out",
+    tmp: "/tmp/tmp",
+    report: "/tmp/report.html",
+    summary: "/tmp/summary.json",
+    metrics: "/tmp/metrics/port-tracking.prom",
+  },
+};
+
 function record(log: string[]): JobRunRecord {
   return {
     code: 130,
@@ -267,6 +283,9 @@ function record(log: string[]): JobRunRecord {
     serverRequests: [],
     rowRequests: new Map(),
     poolWasFull: false,
+    startedAt: 0,
+    endedAt: 0,
+    pings: [],
   };
 }
 
@@ -281,5 +300,6 @@ function state(plan: SoakPlan): RunState {
     tmpLeft: [],
     processesLeft: [],
     poolLeft: [],
+    partialsLeft: [],
   };
 }

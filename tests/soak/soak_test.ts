@@ -78,6 +78,46 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "a short soak of --summary-json, --metrics-file and --ping-url: the last success carried from run to run",
+  ignore: LONG_TESTS_IGNORED,
+}, async () => {
+  // Job B, 3 rows each, one after another into the job's one metrics file: seed 176 (--fail-on-row-errors, a
+  // 429 that passes on its retry: exit 0, the monitor answering), seed 9 (a 500 on every try: exit 3, the
+  // monitor down), seed 2308 (stopped after row 1, the monitor answering 503, then --resume: exit 0). Nothing
+  // of these draws waits for what never comes.
+  const metrics: [number, number, number | undefined][] = [];
+  const sample = (text: string, name: string) =>
+    new RegExp(`^${name}\\{capture_job="port-tracking"\\} (\\S+)$`, "m").exec(text)?.[1];
+  const results = await runSoak({
+    jobs: ["port"],
+    seeds: [176, 9, 2308],
+    rows: 3,
+    limitS: AMPLE_S,
+    afterJob: async (folder, plan) => {
+      const text = await Deno.readTextFile(folder.metrics);
+      const success = sample(text, "capture_jobs_last_success_end_timestamp_seconds");
+      metrics.push([
+        plan.seed,
+        Number(sample(text, "capture_jobs_exit_code")),
+        success === undefined ? undefined : Number(success),
+      ]);
+    },
+  });
+  assert.deepEqual(results.flatMap((result) => result.discrepancies), [], lines(results));
+  assert.deepEqual(
+    results.map((result) => [result.plan.seed, result.plan.options.ping]),
+    [[176, "ok"], [9, "down"], [2308, "error-503"]],
+  );
+  const [first, second, stopped, resumed] = metrics;
+  assert.deepEqual(metrics.map(([seed, code]) => [seed, code]), [[176, 0], [9, 3], [2308, 130], [2308, 0]]);
+  assert.ok(first?.[2] !== undefined, "the first run succeeded");
+  assert.equal(second?.[2], first[2], "exit 3 carries the success over");
+  assert.equal(stopped?.[2], first[2], "a stopped run carries it over");
+  assert.ok(resumed?.[2] !== undefined && resumed[2] > first[2], "the resumed run's success is its own");
+});
+
+Deno.test({
   name: "the soak catches a wrong model, a swapped PDF and a stray process",
   ignore: LONG_TESTS_IGNORED,
 }, async () => {

@@ -56,6 +56,8 @@ function plan(job: JobKind, behaviours: readonly Behaviour[], options: Options =
       failOnText: options.failOnText ?? false,
       provenance: false,
       report: false,
+      summaryJson: false,
+      metricsFile: false,
     },
     pool: false,
     poolFullAtStart: false,
@@ -141,7 +143,7 @@ Deno.test("the job is given --verify and --fail-on-text as drawn", () => {
     jobArgs({
       sandbox,
       plan: plan("port", [kind("normal")], options),
-      folder: { out: "/tmp/out", tmp: "/tmp/tmp", report: "/tmp/report.html" },
+      folder: AT.folder,
       jobId: "j",
       resume: false,
       killedValues: new Set(),
@@ -245,6 +247,7 @@ Deno.test("the checks: a known failure must come with its error and its tries; t
       state: state(pdfs),
       secret: "S3CR3T",
       ending: "stopped",
+      ...AT,
     });
   const failed = (row: DrawnRow, error: string, tries: number) => [
     ...Array.from(
@@ -270,6 +273,7 @@ Deno.test("the checks: a known failure must come with its error and its tries; t
       state: state([]),
       secret: "S3CR3T",
       ending: "stopped",
+      ...AT,
     });
   const gone = "the browser process was killed by SIGKILL";
   assert.deepEqual(killedRun([...good.slice(0, -1), ...failed(notFound, gone, 1).slice(-1)]), []);
@@ -303,6 +307,7 @@ Deno.test("the checks: a known failure must come with its error and its tries; t
       state: state(pdfs),
       secret: "S3CR3T",
       ending: "stopped",
+      ...AT,
     });
   const [o, w, b] = spec.rows as [DrawnRow, DrawnRow, DrawnRow];
   const report = `Container Location Report Search result for container ${otherContainerFor(o.value)}`;
@@ -348,6 +353,7 @@ Deno.test("the checks: under --provenance each PDF's record is its own row's, ha
       state: state([[a, a.value], [b, b.value]], new Map(verdicts.map(([row, v]) => [pdfName(row), v]))),
       secret: "S3CR3T",
       ending: "stopped",
+      ...AT,
     });
   };
   assert.deepEqual(check(true, [[a, intact(a, hash(1))], [b, intact(b, hash(2))]]), []);
@@ -398,6 +404,7 @@ Deno.test("the checks: under --report the report lists every row once, as its lo
       state: state([[a, a.value]], undefined, html),
       secret: "S3CR3T",
       ending: "stopped",
+      ...AT,
     });
   const saved: RowEnd = { status: "success", pdf_file: pdfName(a) };
   const failed: RowEnd = { status: "error", error };
@@ -419,6 +426,18 @@ function line(row: DrawnRow, text: string): string {
   return `2026-01-01T00:00:00.000 INFO Row ${row.index}/4 (container ${row.value}, invoice ${row.invoice}): ${text}`;
 }
 
+/** The job id and the folders of the runs checked here (none of them draws the watch options). */
+const AT = {
+  jobId: "S1",
+  folder: {
+    out: "/tmp/out",
+    tmp: "/tmp/tmp",
+    report: "/tmp/report.html",
+    summary: "/tmp/summary.json",
+    metrics: "/tmp/metrics/port-tracking.prom",
+  },
+};
+
 function record(log: string[]): JobRunRecord {
   return {
     code: 130,
@@ -432,6 +451,9 @@ function record(log: string[]): JobRunRecord {
     serverRequests: [],
     rowRequests: new Map(),
     poolWasFull: false,
+    startedAt: 0,
+    endedAt: 0,
+    pings: [],
   };
 }
 
@@ -448,5 +470,6 @@ function state(
     tmpLeft: [],
     processesLeft: [],
     poolLeft: [],
+    partialsLeft: [],
   };
 }
