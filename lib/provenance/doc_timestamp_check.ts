@@ -3,7 +3,8 @@
  * but the token, that the token's imprint is the SHA-256 of those bytes, that the token's signature holds, and,
  * given a trusted certificate, that its signer chains to it. Read from the raw bytes, as `appendDocTimestamp`
  * writes it (and as PAdES signers do): the signature dictionary is a plain object, its `/Contents` a hex string
- * in the file's bytes.
+ * in the file's bytes. The token itself is checked by `checkToken` (`timestamp/token.ts`), as the TSA client
+ * checks it before it is written.
  *
  * A timestamp that holds proves that the bytes it covers existed, exactly as they are, at the time the authority
  * signed (by its clock); it does not prove that the server sent the page, nor who captured it.
@@ -11,30 +12,14 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import * as pkijs from "pkijs";
-
-/** What the token says, once checked. */
-export interface TimestampFacts {
-  /** When the authority signed, by its clock. */
-  genTime: Date;
-  /** The token's serial number, hex. */
-  serialNumber: string;
-  /** The authority's policy, an OID. */
-  policy: string;
-  /** The authority's name as the token gives it (`tsa`), when it does. */
-  tsaName?: string;
-  /** The signer certificate's subject. */
-  signer: string;
-  /** Whether the signer chains to the trusted certificate; undefined when none was given. */
-  chained: boolean | undefined;
-}
+import { checkToken, TokenError, type TokenFacts } from "./timestamp/token.ts";
 
 /** What {@linkcode checkDocTimestamp} found. */
 export type DocTimestampVerdict =
   /** The last document timestamp holds; `signedBytes` bytes of the file are covered (all but the token's place). */
   | {
     status: "holds";
-    token: TimestampFacts;
+    token: TokenFacts;
     byteRange: [number, number, number, number];
     signedBytes: number;
   }
@@ -51,7 +36,9 @@ const TRAILING_EOL = new Set(["", "\n", "\r", "\r\n"]);
 
 /**
  * Checks the last document timestamp of the PDF whose bytes are `pdf`; with `options.trustedCaPem` (one or more
- * PEM certificates), also that the token's signer chains to one of them.
+ * PEM certificates), also that the token's signer chains to one of them and is certified for timestamping.
+ *
+ * @throws {TypeError} when `options.trustedCaPem` holds no certificate that reads.
  */
 export async function checkDocTimestamp(
   pdf: Uint8Array,
@@ -106,15 +93,15 @@ export async function checkDocTimestamp(
     return broken(`its /Contents is not all zeros after the token's ${tokenLength} bytes`);
   }
   const token = contents.subarray(0, tokenLength);
-  const signed = [pdf.subarray(0, firstLength), pdf.subarray(secondStart, secondStart + secondLength)];
   const hash = createHash("sha256");
-  for (const range of signed) hash.update(range);
+  hash.update(pdf.subarray(0, firstLength));
+  hash.update(pdf.subarray(secondStart, secondStart + secondLength));
   const digest = new Uint8Array(hash.digest());
   try {
-    const facts = await checkTokenHere(token, digest, signed, options.trustedCaPem);
+    const facts = await checkToken(token, digest, options);
     return { status: "holds", token: facts, byteRange, signedBytes: firstLength + secondLength };
   } catch (error) {
-    if (error instanceof TokenCheckError) return broken(error.message);
+    if (error instanceof TokenError) return broken(error.message);
     throw error;
   }
 }
@@ -151,124 +138,4 @@ function fromHex(hex: string): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(hex.length / 2);
   for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   return bytes;
-}
-
-// The token's own check, until lib/provenance/timestamp/token.ts (issue 43's RFC 3161 client) gives checkToken:
-// then checkDocTimestamp calls that instead, and this part goes.
-
-/** The token does not hold: its message says why, in one line. */
-class TokenCheckError extends Error {
-  override name = "TokenCheckError";
-}
-
-const SIGNED_DATA = "1.2.840.113549.1.7.2";
-const TST_INFO = "1.2.840.113549.1.9.16.1.4";
-const SHA_256 = "2.16.840.1.101.3.4.2.1";
-const NAMES: Record<string, string> = {
-  "2.5.4.3": "CN",
-  "2.5.4.5": "serialNumber",
-  "2.5.4.6": "C",
-  "2.5.4.7": "L",
-  "2.5.4.8": "ST",
-  "2.5.4.10": "O",
-  "2.5.4.11": "OU",
-  "2.5.4.97": "organizationIdentifier",
-  "1.2.840.113549.1.9.1": "emailAddress",
-};
-
-/** Checks `token` (DER) over `digest`, the SHA-256 of `signed`, and its signer's chain to `trustedCaPem`. */
-async function checkTokenHere(
-  token: Uint8Array<ArrayBuffer>,
-  digest: Uint8Array,
-  signed: Uint8Array[],
-  trustedCaPem: string | undefined,
-): Promise<TimestampFacts> {
-  let signedData: pkijs.SignedData;
-  let tstInfo: pkijs.TSTInfo;
-  try {
-    const info = pkijs.ContentInfo.fromBER(token);
-    if (info.contentType !== SIGNED_DATA) throw new Error("not CMS signed data");
-    signedData = new pkijs.SignedData({ schema: info.content });
-    const { eContentType, eContent } = signedData.encapContentInfo;
-    if (eContentType !== TST_INFO || eContent === undefined) throw new Error("no TSTInfo");
-    tstInfo = pkijs.TSTInfo.fromBER(eContent.getValue());
-  } catch (error) {
-    throw new TokenCheckError(
-      `its token is not an RFC 3161 timestamp token: ${error instanceof Error ? error.message : error}`,
-    );
-  }
-  const { hashAlgorithm, hashedMessage } = tstInfo.messageImprint;
-  if (
-    hashAlgorithm.algorithmId !== SHA_256 || !equal(hashedMessage.valueBlock.valueHexView, digest)
-  ) {
-    throw new TokenCheckError("its token's imprint is not the SHA-256 of the bytes its byte range covers");
-  }
-  const data = new Uint8Array(signed.reduce((sum, range) => sum + range.length, 0));
-  let at = 0;
-  for (const range of signed) {
-    data.set(range, at);
-    at += range.length;
-  }
-  let signer: pkijs.Certificate | null | undefined;
-  try {
-    const result = await signedData.verify({ signer: 0, data: data.buffer, extendedMode: true });
-    signer = result.signerCertificate;
-    if (result.signatureVerified !== true) throw new Error("the signature does not verify");
-  } catch (error) {
-    throw new TokenCheckError(
-      `its token's signature is not valid: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  let chained: boolean | undefined;
-  if (trustedCaPem !== undefined) {
-    const trustedCerts = pemCertificates(trustedCaPem);
-    try {
-      await signedData.verify({
-        signer: 0,
-        data: data.buffer,
-        checkChain: true,
-        trustedCerts,
-        checkDate: tstInfo.genTime,
-      });
-      chained = true;
-    } catch {
-      throw new TokenCheckError("its token's signer does not chain to the trusted certificate (--tsa-ca)");
-    }
-  }
-  const tsa = tstInfo.tsa;
-  return {
-    genTime: tstInfo.genTime,
-    serialNumber: toHex(tstInfo.serialNumber.valueBlock.valueHexView),
-    policy: tstInfo.policy,
-    ...(tsa?.type === 4 ? { tsaName: distinguishedName(tsa.value as pkijs.RelativeDistinguishedNames) } : {}),
-    signer: signer ? distinguishedName(signer.subject) : "unknown",
-    chained,
-  };
-}
-
-/** The certificates of a PEM text. */
-function pemCertificates(pem: string): pkijs.Certificate[] {
-  const blocks = [...pem.matchAll(/-----BEGIN CERTIFICATE-----([^-]+)-----END CERTIFICATE-----/g)];
-  if (blocks.length === 0) {
-    throw new TokenCheckError("the trusted certificate (--tsa-ca) holds no PEM certificate");
-  }
-  return blocks.map((block) => {
-    const der = Uint8Array.from(atob(block[1]!.replace(/\s+/g, "")), (char) => char.charCodeAt(0));
-    return pkijs.Certificate.fromBER(der);
-  });
-}
-
-/** `CN=…, O=…` of a name. */
-function distinguishedName(name: pkijs.RelativeDistinguishedNames): string {
-  return name.typesAndValues.map(({ type, value }) =>
-    `${NAMES[type] ?? type}=${(value.valueBlock as { value?: unknown }).value ?? ""}`
-  ).join(", ");
-}
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
-}
-
-function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
