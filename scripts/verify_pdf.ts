@@ -131,7 +131,15 @@ export async function main(args: readonly string[]): Promise<number> {
       continue;
     }
     const verdict = await checkProvenance(bytes);
-    const timestamp = await checkDocTimestamp(bytes, trustedCaPem === undefined ? {} : { trustedCaPem });
+    let timestamp: DocTimestampVerdict;
+    try {
+      timestamp = await checkDocTimestamp(bytes, trustedCaPem === undefined ? {} : { trustedCaPem });
+    } catch (error) {
+      // Only a trusted CA whose certificate does not read throws: no file can be checked against it.
+      if (!(error instanceof TypeError) || tsaCa === undefined) throw error;
+      console.error(`verify-pdf: --tsa-ca ${tsaCa}: ${error.message}`);
+      return 1;
+    }
     switch (verdict.status) {
       case "intact":
         if (timestamp.status === "broken") {
