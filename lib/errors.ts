@@ -119,6 +119,15 @@ export class ShortBodyError extends Error {
   override name = "ShortBodyError";
 }
 
+/**
+ * Under `--tsa-url`, no timestamp authority granted the row's PDF a document timestamp, in any of its tries: the
+ * row fails (kind `timestamp`), leaves no PDF, and is not captured again.
+ */
+export class TimestampFailedError extends Error {
+  /** Always "TimestampFailedError". */
+  override name = "TimestampFailedError";
+}
+
 /** Job A's tracking page came without its frame; the message is the spec's "Iframe not found on page". */
 export class FrameNotFoundError extends Error {
   /** Always "FrameNotFoundError". */

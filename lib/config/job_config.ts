@@ -63,8 +63,16 @@ export interface CommonConfig {
   failOnText: readonly RegExp[];
   /** `--user-agent` or CAPTURE_USER_AGENT: the pages' User-Agent; unset means the browser's own. */
   userAgent?: string;
-  /** `--provenance` or CAPTURE_PROVENANCE: each PDF carries its capture record after its printed bytes. */
+  /**
+   * `--provenance` or CAPTURE_PROVENANCE: each PDF carries its capture record after its printed bytes; on too
+   * under `--tsa-url`.
+   */
   provenance: boolean;
+  /**
+   * From --tsa-url (repeatable) or CAPTURE_TSA_URL (one URL a line): RFC 3161 timestamp authorities, each PDF
+   * timestamped by the first that answers. Empty when not given.
+   */
+  tsaUrls: readonly string[];
   /** `--report` or CAPTURE_REPORT: where the run's HTML report goes; unset means no report. */
   reportFile?: string;
   /** `--summary-json` or CAPTURE_SUMMARY_JSON: where the run's JSON summary goes; unset means none. */
@@ -176,7 +184,8 @@ function parseCommand<C>(
     taggedPdf: values.taggedPdf,
     verify: values.verify,
     failOnText: values.failOnText,
-    provenance: values.provenance,
+    provenance: values.provenance || values.tsaUrl.length > 0,
+    tsaUrls: values.tsaUrl,
     check: values.check,
     resume: values.resume,
     retries: values.retries,

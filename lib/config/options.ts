@@ -255,6 +255,20 @@ export const OPTIONS = {
     readme: "each PDF carries where and when it was captured and its printed bytes' SHA-256 " +
       "([evidence](#evidence))",
   },
+  tsaUrl: {
+    flag: "--tsa-url",
+    variable: "CAPTURE_TSA_URL",
+    jobs: "both",
+    kind: "repeatable",
+    arg: "URL",
+    parse: (text: string, name: string) => httpUrl(name, text),
+    help:
+      "RFC 3161 timestamp authority: each PDF gets a document timestamp (repeatable; implies --provenance)",
+    defaultText: "none",
+    readme:
+      "an RFC 3161 timestamp authority, repeatable (later ones when earlier ones fail): each PDF gets a " +
+      "PAdES document timestamp; implies `--provenance` ([evidence](#evidence))",
+  },
   report: {
     flag: "--report",
     variable: "CAPTURE_REPORT",

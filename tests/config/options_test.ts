@@ -93,6 +93,7 @@ const SAMPLES: Partial<Record<OptionName, [text: string, value: unknown]>> = {
   failOnText: ["NO CONTAINER FOUND", ["NO CONTAINER FOUND"]],
   userAgent: ["capture-jobs/1 (ops@example.com)", "capture-jobs/1 (ops@example.com)"],
   report: ["out/run report.html", "out/run report.html"],
+  tsaUrl: ["http://tsa.example/tsr", ["http://tsa.example/tsr"]],
   summaryJson: ["out/summary.json", "out/summary.json"],
   metricsFile: ["/var/lib/node-exporter/capture.prom", "/var/lib/node-exporter/capture.prom"],
   pingUrl: ["https://hc-ping.example/5f1c0e1e", "https://hc-ping.example/5f1c0e1e"],
@@ -114,8 +115,9 @@ function configValue(config: Record<string, unknown>, name: OptionName): unknown
     denyUrl: config.denyUrls,
     report: config.reportFile,
     summaryJson: config.summaryFile,
+    tsaUrl: config.tsaUrls,
   }[name as string] ?? config[name];
-  return Array.isArray(value) ? value.map((pattern: RegExp) => pattern.source) : value;
+  return Array.isArray(value) ? value.map((item) => item instanceof RegExp ? item.source : item) : value;
 }
 
 Deno.test("options: the parser reads each job's options from the table, flag over variable", async (t) => {

@@ -1,6 +1,6 @@
 /**
  * The run's own observers, as its options ask for them: the run report under `--report`, each PDF's
- * provenance under `--provenance`. `runCapture` adds those a job hands it (`--verify`'s and
+ * provenance under `--provenance` and its document timestamp under `--tsa-url`. `runCapture` adds those a job hands it (`--verify`'s and
  * `--fail-on-text`'s checks).
  *
  * @module
@@ -11,6 +11,7 @@ import type { RowObserver } from "../rows/row_observer.ts";
 import type { JobLogger } from "../shell/job_log.ts";
 import { provenanceObserver } from "./row_provenance.ts";
 import { reportObserver } from "./run_reporting.ts";
+import { timestampObserver } from "./row_timestamp.ts";
 
 /** What the run's observers need of it besides its configuration. */
 export interface RunObserversOptions {
@@ -39,5 +40,7 @@ export function runObservers(
     }));
   }
   if (config.provenance) observers.push(provenanceObserver(config, JOB_COMMANDS[config.kind], logger));
+  // After the provenance: the timestamp covers its update too.
+  if (config.tsaUrls.length > 0) observers.push(timestampObserver(config, signal));
   return observers;
 }

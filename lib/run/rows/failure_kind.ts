@@ -13,6 +13,7 @@ import {
   HttpStatusError,
   NavigationError,
   ShortBodyError,
+  TimestampFailedError,
 } from "../../errors.ts";
 import type { FailureKind } from "../watch/run_summary.ts";
 
@@ -44,6 +45,7 @@ export function failureKind(error: unknown): FailureKind {
   }
   if (error instanceof FrameNotFoundError) return "frame-not-found";
   if (error instanceof ShortBodyError) return "short-body";
+  if (error instanceof TimestampFailedError) return "timestamp";
   if (error instanceof HttpStatusError) return "http-status";
   if (error instanceof BrowserGoneError) return "browser-lost";
   if (error instanceof CdpTimeoutError) return "timeout";

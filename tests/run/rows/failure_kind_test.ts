@@ -10,6 +10,7 @@ import {
   PageScriptError,
   ShortBodyError,
   TabGoneError,
+  TimestampFailedError,
 } from "../../../lib/errors.ts";
 import { failureKind } from "../../../lib/run/rows/failure_kind.ts";
 import { mayPass } from "../../../lib/run/rows/retry.ts";
@@ -32,6 +33,7 @@ Deno.test("failureKind: each error of a row under one kind of the closed list", 
       new CaptureCheckError('the page says "NO DATA"', { mayPass: false, check: "fail-on-text" }),
       "fail-on-text",
     ],
+    [new TimestampFailedError("no document timestamp after 1 round(s) of 2 authority(ies)"), "timestamp"],
     [new BrowserGoneError("the browser exited"), "browser-lost"],
     [new TabGoneError("the renderer crashed"), "browser-lost"],
     [new NavigationError("net::ERR_FILE_NOT_FOUND"), "other"],
