@@ -8,11 +8,18 @@
 import type { WaitUntil } from "../timings.ts";
 import { OFFSET_TIMESTAMP } from "./capture_time.ts";
 
-/** The `schema` of every record this module writes: @2 added `browserSlot`. */
-export const PROVENANCE_SCHEMA = "capture-jobs/provenance@2";
+/**
+ * The `schema` of every record this module writes: @2 added `browserSlot`; @3 the headers, the server's
+ * address and the TLS connection of each page ({@linkcode PageRecord}) and the headers of each request.
+ */
+export const PROVENANCE_SCHEMA = "capture-jobs/provenance@3";
 
 /** Every `schema` this module reads: each earlier number stays readable. */
-export const PROVENANCE_SCHEMAS = ["capture-jobs/provenance@1", PROVENANCE_SCHEMA] as const;
+export const PROVENANCE_SCHEMAS = [
+  "capture-jobs/provenance@1",
+  "capture-jobs/provenance@2",
+  PROVENANCE_SCHEMA,
+] as const;
 
 /** A `schema` this module reads. */
 export type ProvenanceSchema = typeof PROVENANCE_SCHEMAS[number];
@@ -23,19 +30,61 @@ export const CAPTURE_JSON = "capture.json";
 /** The job that captured a PDF, as its record names it (its command name). */
 export type RecordedJob = "shipment-tracking" | "port-tracking";
 
-/** A document the PDF printed: the URL after redirects, its HTTP status, the server's `Date` when it sent one. */
-export interface PageRecord {
-  url: string;
-  status: number;
+/** The headers of an answer that a record keeps, each when the server sent it (from schema @3 on but `date`). */
+export interface AnswerHeadersRecord {
+  /** `Date`. */
   date?: string;
+  /** `Server`. */
+  server?: string;
+  /** `Content-Type`. */
+  contentType?: string;
+  /** `Last-Modified`. */
+  lastModified?: string;
+  /** `ETag`. */
+  etag?: string;
 }
 
-/** One of the job's own HTTP requests for the row (Job A's reporting search, Job B's form POST). */
-export interface RequestRecord {
+/** The server's address the browser connected to: an IP address (IPv6 without brackets) and a port. */
+export interface RemoteAddressRecord {
+  ip: string;
+  port: number;
+}
+
+/** The TLS connection a page came over, as the browser saw it, and the certificate the server showed. */
+export interface TlsRecord {
+  /** "TLS 1.3", "TLS 1.2". */
+  protocol: string;
+  /** The certificate's subject as the browser names it: its common name (or else its organisation). */
+  subject: string;
+  /** Its issuer, named so too. */
+  issuer: string;
+  /** Its validity, ISO 8601 in UTC. */
+  validFrom: string;
+  validTo: string;
+  /** Its subject alternative names (DNS names, IP addresses). */
+  sanNames: string[];
+}
+
+/**
+ * A document the PDF printed: the URL after redirects, its HTTP status and headers; from schema @3 on, when
+ * the browser fetched it, the server's address and, over HTTPS, the TLS connection. A page the job fetched
+ * itself (Job B's portal answer, fetched with `fetch`) has neither: `fetch` does not tell them.
+ */
+export interface PageRecord extends AnswerHeadersRecord {
+  url: string;
+  status: number;
+  remoteAddress?: RemoteAddressRecord;
+  tls?: TlsRecord;
+}
+
+/**
+ * One of the job's own HTTP requests for the row (Job A's reporting search, Job B's form POST), with the
+ * headers of its answer: made with `fetch`, which tells no address and no TLS connection.
+ */
+export interface RequestRecord extends AnswerHeadersRecord {
   method: string;
   url: string;
   status: number;
-  date?: string;
 }
 
 /** What shaped the capture. */
@@ -138,8 +187,48 @@ function status(value: unknown, path: string): number {
   return code;
 }
 
-function optionalDate(entry: Json, path: string): { date?: string } {
-  return entry.date === undefined ? {} : { date: string(entry.date, `${path}.date`) };
+/** The keys of {@linkcode AnswerHeadersRecord}, in the order a record writes them. */
+const HEADER_KEYS = ["date", "server", "contentType", "lastModified", "etag"] as const;
+
+function headers(entry: Json, path: string): AnswerHeadersRecord {
+  return Object.fromEntries(
+    HEADER_KEYS.filter((key) => entry[key] !== undefined).map((
+      key,
+    ) => [key, string(entry[key], `${path}.${key}`)]),
+  );
+}
+
+/** An ISO 8601 time with its offset or `Z`. */
+function isoTime(value: unknown, path: string): string {
+  const text = string(value, path);
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(text) ||
+    Number.isNaN(Date.parse(text))
+  ) {
+    fail(path, "is not an ISO 8601 time");
+  }
+  return text;
+}
+
+function remoteAddress(value: unknown, path: string): RemoteAddressRecord {
+  const entry = object(value, path);
+  const port = integer(entry.port, `${path}.port`, 1);
+  if (port > 65535) fail(`${path}.port`, "is not a port");
+  return { ip: nonEmpty(entry.ip, `${path}.ip`), port };
+}
+
+function tls(value: unknown, path: string): TlsRecord {
+  const entry = object(value, path);
+  return {
+    protocol: nonEmpty(entry.protocol, `${path}.protocol`),
+    subject: string(entry.subject, `${path}.subject`),
+    issuer: string(entry.issuer, `${path}.issuer`),
+    validFrom: isoTime(entry.validFrom, `${path}.validFrom`),
+    validTo: isoTime(entry.validTo, `${path}.validTo`),
+    sanNames: array(entry.sanNames, `${path}.sanNames`).map((name, i) =>
+      string(name, `${path}.sanNames[${i}]`)
+    ),
+  };
 }
 
 function page(value: unknown, path: string): PageRecord {
@@ -147,7 +236,11 @@ function page(value: unknown, path: string): PageRecord {
   return {
     url: nonEmpty(entry.url, `${path}.url`),
     status: status(entry.status, `${path}.status`),
-    ...optionalDate(entry, path),
+    ...headers(entry, path),
+    ...(entry.remoteAddress === undefined
+      ? {}
+      : { remoteAddress: remoteAddress(entry.remoteAddress, `${path}.remoteAddress`) }),
+    ...(entry.tls === undefined ? {} : { tls: tls(entry.tls, `${path}.tls`) }),
   };
 }
 
@@ -157,12 +250,13 @@ function request(value: unknown, path: string): RequestRecord {
     method: nonEmpty(entry.method, `${path}.method`),
     url: nonEmpty(entry.url, `${path}.url`),
     status: status(entry.status, `${path}.status`),
-    ...optionalDate(entry, path),
+    ...headers(entry, path),
   };
 }
 
 /**
- * Checks that `value` (parsed JSON) is a {@linkcode CaptureRecord} and returns it with only its known keys.
+ * Checks that `value` (parsed JSON) is a {@linkcode CaptureRecord} and returns it with only its known keys: a
+ * key it does not know is left out, never refused (a key another option adds to the record reads as before).
  *
  * @throws {CaptureRecordError} naming the first key that is missing or wrong.
  */
@@ -192,7 +286,9 @@ export function toCaptureRecord(value: unknown): CaptureRecord {
     requests: array(json.requests, "requests").map((entry, i) => request(entry, `requests[${i}]`)),
     capturedAt,
     browser: nonEmpty(json.browser, "browser"),
-    ...(schema === PROVENANCE_SCHEMA ? { browserSlot: integer(json.browserSlot, "browserSlot", 1) } : {}),
+    ...(schema === "capture-jobs/provenance@1"
+      ? {}
+      : { browserSlot: integer(json.browserSlot, "browserSlot", 1) }),
     userAgent: string(json.userAgent, "userAgent"),
     options: {
       waitUntil: oneOf(options.waitUntil, "options.waitUntil", ["pauses", "ready"] as const),

@@ -98,7 +98,7 @@ Deno.test("Job B with --provenance: each PDF carries its row, the portal's answe
     );
     const { capturedAt: _, browser: __, printed: ___, pages, requests, ...rest } = record;
     assert.deepEqual(rest, {
-      schema: "capture-jobs/provenance@2",
+      schema: "capture-jobs/provenance@3",
       job: "port-tracking",
       jobId: "P1",
       row: i + 1,
@@ -115,6 +115,10 @@ Deno.test("Job B with --provenance: each PDF carries its row, the portal's answe
     assert.equal(pages[0]!.url, `${sandbox.portUrl}${report}`);
     assert.equal(pages[0]!.status, 200);
     assert.match(pages[0]!.date ?? "", HTTP_DATE);
+    assert.equal(pages[0]!.contentType, "text/html; charset=utf-8");
+    // Job B fetched its page itself: fetch tells no address and no TLS connection, so the record has neither.
+    assert.equal("remoteAddress" in pages[0]!, false);
+    assert.equal("tls" in pages[0]!, false);
     const form = `${sandbox.portUrl}/index.php/Report/mySearchContainerLocation`;
     assert.deepEqual(requests, [{ ...pages[0]!, method: "POST", url: form }]);
   }
@@ -156,6 +160,13 @@ Deno.test("Job A with --provenance: the shipment and detail pages, and the repor
   ]);
   assert.ok(record.pages[1]!.url.startsWith(sandbox.reportingUrl), record.pages[1]!.url);
   assert.ok(record.pages.every((page) => HTTP_DATE.test(page.date ?? "")));
+  // The browser fetched both pages: each has the address it connected to, and no TLS over plain HTTP.
+  const portal = new URL(sandbox.trackingPortalUrl);
+  assert.deepEqual(record.pages[0]!.remoteAddress, { ip: "127.0.0.1", port: Number(portal.port) });
+  const detail = record.pages[1]!.remoteAddress;
+  assert.ok(detail !== undefined && ["127.0.0.1", "::1"].includes(detail.ip), JSON.stringify(detail));
+  assert.equal(detail.port, Number(new URL(sandbox.reportingUrl).port));
+  assert.ok(record.pages.every((page) => page.tls === undefined));
   assert.equal(record.requests.length, 1);
   const [search] = record.requests;
   assert.equal(search!.method, "GET");

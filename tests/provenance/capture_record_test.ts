@@ -15,8 +15,38 @@ const RECORD: CaptureRecord = {
   row: 3,
   values: { container_number: "MSCU1234567", invoice_no: "INV-1" },
   pdfFile: "003 INV-1 MSCU1234567.pdf",
-  pages: [{ url: "https://port.example/pcs/location", status: 200, date: "Thu, 26 Nov 2026 20:36:21 GMT" }],
-  requests: [{ method: "POST", url: "https://port.example/pcs/form", status: 200 }],
+  pages: [
+    {
+      url: "https://portal.example/track/CPH-1001",
+      status: 200,
+      date: "Thu, 26 Nov 2026 20:36:21 GMT",
+      server: "nginx/1.26.2",
+      contentType: "text/html; charset=utf-8",
+      lastModified: "Thu, 26 Nov 2026 20:30:00 GMT",
+      etag: '"5f3a-1"',
+      remoteAddress: { ip: "203.0.113.7", port: 443 },
+      tls: {
+        protocol: "TLS 1.3",
+        subject: "portal.example",
+        issuer: "Example TLS CA 2026",
+        validFrom: "2026-09-01T00:00:00.000Z",
+        validTo: "2026-12-01T23:59:59.000Z",
+        sanNames: ["portal.example", "www.portal.example"],
+      },
+    },
+    {
+      url: "http://[2001:db8::1]:8080/detail",
+      status: 200,
+      remoteAddress: { ip: "2001:db8::1", port: 8080 },
+    },
+  ],
+  requests: [{
+    method: "POST",
+    url: "https://port.example/pcs/form",
+    status: 200,
+    date: "Thu, 26 Nov 2026 20:36:20 GMT",
+    contentType: "text/html",
+  }],
   capturedAt: "2026-11-27T02:36:21.005+06:00",
   browser: "Chrome/156.0.7632.0",
   browserSlot: 2,
@@ -31,6 +61,12 @@ function json(change: (record: Record<string, unknown>) => void): string {
   change(copy);
   return JSON.stringify(copy);
 }
+
+/** The first page of a record being changed. */
+const pageOf = (record: Record<string, unknown>) => (record.pages as Record<string, unknown>[])[0]!;
+
+/** The TLS connection of a record's first page. */
+const tlsOf = (record: Record<string, unknown>) => pageOf(record).tls as Record<string, unknown>;
 
 /** The message parseCaptureRecord fails `text` with. */
 function problem(text: string): string {
@@ -58,6 +94,15 @@ Deno.test("parseCaptureRecord", async (t) => {
     assert.deepEqual(parsed.requests, []);
   });
 
+  await t.step("a record of schema @2, before the pages' connection, is still read as it was", () => {
+    const earlier = json((record) => {
+      record.schema = "capture-jobs/provenance@2";
+      record.pages = [{ url: "https://port.example/pcs/location", status: 200, date: "Thu, 26 Nov 2026" }];
+      record.requests = [{ method: "POST", url: "https://port.example/pcs/form", status: 200 }];
+    });
+    assert.deepEqual(parseCaptureRecord(earlier), JSON.parse(earlier));
+  });
+
   await t.step("a record of schema @1, before browserSlot, is still read, without one", () => {
     const earlier = parseCaptureRecord(json((record) => {
       record.schema = "capture-jobs/provenance@1";
@@ -70,16 +115,23 @@ Deno.test("parseCaptureRecord", async (t) => {
     assert.deepEqual(earlier, { ...rest, schema: "capture-jobs/provenance@1" });
   });
 
-  await t.step("keys it does not know are left out", () => {
-    const parsed = parseCaptureRecord(json((record) => record.extra = 1));
-    assert.equal("extra" in parsed, false);
+  await t.step("keys it does not know are left out, never refused, in the record and in its pages", () => {
+    const parsed = parseCaptureRecord(json((record) => {
+      record.extra = 1;
+      record.archive = { file: "003 INV-1 MSCU1234567.mhtml", bytes: 1, sha256: "0".repeat(64) };
+      const page = (record.pages as Record<string, unknown>[])[0]!;
+      page.extra = true;
+      (page.tls as Record<string, unknown>).cipher = "AES_128_GCM";
+    }));
+    assert.deepEqual(parsed, RECORD);
   });
 
   await t.step("each wrong key is named in one line", () => {
     const cases: [(record: Record<string, unknown>) => void, string][] = [
       [
-        (r) => r.schema = "capture-jobs/provenance@3",
-        'schema is not one of "capture-jobs/provenance@1", "capture-jobs/provenance@2"',
+        (r) => r.schema = "capture-jobs/provenance@4",
+        'schema is not one of "capture-jobs/provenance@1", "capture-jobs/provenance@2", ' +
+        '"capture-jobs/provenance@3"',
       ],
       [(r) => delete r.browserSlot, "browserSlot is not an integer"],
       [(r) => r.browserSlot = 0, "browserSlot is below 1"],
@@ -96,6 +148,25 @@ Deno.test("parseCaptureRecord", async (t) => {
         "pages[0].status is not an HTTP status",
       ],
       [(r) => r.requests = [{ url: "x", status: 200 }], "requests[0].method is not a string"],
+      [
+        (r) => r.requests = [{ method: "GET", url: "x", status: 200, etag: 1 }],
+        "requests[0].etag is not a string",
+      ],
+      [(r) => pageOf(r).server = null, "pages[0].server is not a string"],
+      [(r) => pageOf(r).contentType = ["text/html"], "pages[0].contentType is not a string"],
+      [(r) => pageOf(r).remoteAddress = "203.0.113.7:443", "pages[0].remoteAddress is not an object"],
+      [(r) => pageOf(r).remoteAddress = { ip: "", port: 443 }, "pages[0].remoteAddress.ip is empty"],
+      [(r) => pageOf(r).remoteAddress = { ip: "::1", port: 0 }, "pages[0].remoteAddress.port is below 1"],
+      [
+        (r) => pageOf(r).remoteAddress = { ip: "::1", port: 65536 },
+        "pages[0].remoteAddress.port is not a port",
+      ],
+      [(r) => tlsOf(r).protocol = "", "pages[0].tls.protocol is empty"],
+      [(r) => delete tlsOf(r).issuer, "pages[0].tls.issuer is not a string"],
+      [(r) => tlsOf(r).validFrom = 1788220800, "pages[0].tls.validFrom is not a string"],
+      [(r) => tlsOf(r).validTo = "1 Dec 2026", "pages[0].tls.validTo is not an ISO 8601 time"],
+      [(r) => tlsOf(r).sanNames = "portal.example", "pages[0].tls.sanNames is not an array"],
+      [(r) => tlsOf(r).sanNames = ["portal.example", 7], "pages[0].tls.sanNames[1] is not a string"],
       [
         (r) => r.capturedAt = "2026-11-27T02:36:21.005",
         "capturedAt is not an ISO 8601 time with its UTC offset",

@@ -1,11 +1,13 @@
 /**
- * The answer that brought each document of a tab (its page and its frames): status and headers, read from
- * the browser's own `Network.responseReceived` events, per frame, once {@linkcode DocumentAnswers.track}
- * switched them on. A redirect is followed to its end, since the browser tells only the last answer as the
- * document's (docs/chromium_notes.md#a-documents-answer-is-told-per-frame-after-its-redirects).
+ * The answer that brought each document of a tab (its page and its frames): status, headers, the server's
+ * address and, over HTTPS, the TLS connection and the certificate, read from the browser's own
+ * `Network.responseReceived` events, per frame, once {@linkcode DocumentAnswers.track} switched them on. A
+ * redirect is followed to its end, since the browser tells only the last answer as the document's
+ * (docs/chromium_notes.md#a-documents-answer-is-told-per-frame-after-its-redirects).
  *
  * @module
  */
+import type { Protocol } from "devtools-protocol/types/protocol.d.ts";
 import type { CdpConnection } from "../cdp/connection.ts";
 
 /** The answer that brought a document. */
@@ -18,6 +20,31 @@ export interface DocumentAnswer {
   statusText: string;
   /** Its headers, names in lower case. */
   headers: Readonly<Record<string, string>>;
+  /** The server's address the browser connected to, when it says (not for a `file:` page). */
+  remote?: RemoteAddress;
+  /** The TLS connection and the server's certificate, for an answer over HTTPS. */
+  tls?: TlsConnection;
+}
+
+/** A server's address: an IP address (an IPv6 one without brackets) and a port. */
+export interface RemoteAddress {
+  ip: string;
+  port: number;
+}
+
+/** A TLS connection as the browser saw it, with the certificate the server showed. */
+export interface TlsConnection {
+  /** The protocol, as the browser names it: "TLS 1.3". */
+  protocol: string;
+  /** The certificate's subject as the browser names it: its common name (or else its organisation). */
+  subject: string;
+  /** Its issuer, named so too. */
+  issuer: string;
+  /** Its validity, ISO 8601 in UTC. */
+  validFrom: string;
+  validTo: string;
+  /** Its subject alternative names, DNS names and IP addresses, in the certificate's order. */
+  sanNames: string[];
 }
 
 /** The most frames whose answers are kept: a page that makes frames without end forgets the oldest. */
@@ -64,14 +91,7 @@ export class DocumentAnswers {
     return this.#connection.on("Network.responseReceived", ({ type, frameId, response }) => {
       if (type !== "Document" || frameId === undefined || !this.#tab.owns(frameId)) return;
       this.#answers.delete(frameId);
-      this.#answers.set(frameId, {
-        url: response.url,
-        status: response.status,
-        statusText: response.statusText,
-        headers: Object.fromEntries(
-          Object.entries(response.headers).map(([name, value]) => [name.toLowerCase(), String(value)]),
-        ),
-      });
+      this.#answers.set(frameId, documentAnswer(response));
       if (this.#answers.size > MAX_FRAMES) this.#answers.delete(this.#answers.keys().next().value!);
     });
   }
@@ -83,4 +103,38 @@ export class DocumentAnswers {
   of(frameId: string = this.#tab.page): DocumentAnswer | undefined {
     return this.#answers.get(frameId);
   }
+}
+
+/**
+ * A document's answer from the browser's account of it: the address and TLS details as
+ * docs/chromium_notes.md#what-a-documents-answer-tells-of-its-connection has them.
+ */
+export function documentAnswer(response: Protocol.Network.Response): DocumentAnswer {
+  const { remoteIPAddress: ip, remotePort: port, securityDetails: tls } = response;
+  return {
+    url: response.url,
+    status: response.status,
+    statusText: response.statusText,
+    headers: Object.fromEntries(
+      Object.entries(response.headers).map(([name, value]) => [name.toLowerCase(), String(value)]),
+    ),
+    ...(ip === undefined || ip === "" || port === undefined
+      ? {}
+      : { remote: { ip: ip.replace(/^\[(.*)\]$/, "$1"), port } }),
+    ...(tls === undefined ? {} : {
+      tls: {
+        protocol: tls.protocol,
+        subject: tls.subjectName,
+        issuer: tls.issuer,
+        validFrom: isoTime(tls.validFrom),
+        validTo: isoTime(tls.validTo),
+        sanNames: [...tls.sanList],
+      },
+    }),
+  };
+}
+
+/** A CDP time (seconds since the epoch) in ISO 8601, UTC. */
+function isoTime(seconds: number): string {
+  return new Date(seconds * 1000).toISOString();
 }

@@ -17,10 +17,40 @@ import type { AnsweredDocument, RowFacts, RowObserver } from "../rows/row_observ
 import type { SavedPdf } from "../rows/row_tries.ts";
 import { timeAccount } from "./time_account.ts";
 
-/** The `{url, status, date}` of an answer, `date` only when the server sent a `Date` header. */
-export function pageRecord({ url, status, headers }: AnsweredDocument): PageRecord {
-  const date = headers["date"];
-  return { url, status, ...(date === undefined ? {} : { date }) };
+/** The headers a record keeps, by their key in it. */
+const RECORDED_HEADERS = {
+  date: "date",
+  server: "server",
+  contentType: "content-type",
+  lastModified: "last-modified",
+  etag: "etag",
+} as const;
+
+/**
+ * The record of an answer: its URL and status, each recorded header the server sent, and what the browser
+ * told of its connection (its address, and over HTTPS the TLS connection); an answer `fetch` got tells none.
+ */
+export function pageRecord({ url, status, headers, remote, tls }: AnsweredDocument): PageRecord {
+  const sent = Object.entries(RECORDED_HEADERS).flatMap(([key, name]) => {
+    const value = headers[name];
+    return value === undefined ? [] : [[key, value]];
+  });
+  return {
+    url,
+    status,
+    ...Object.fromEntries(sent),
+    ...(remote === undefined ? {} : { remoteAddress: { ip: remote.ip, port: remote.port } }),
+    ...(tls === undefined ? {} : {
+      tls: {
+        protocol: tls.protocol,
+        subject: tls.subject,
+        issuer: tls.issuer,
+        validFrom: tls.validFrom,
+        validTo: tls.validTo,
+        sanNames: [...tls.sanNames],
+      },
+    }),
+  };
 }
 
 /**

@@ -13,6 +13,7 @@
  * @module
  */
 import type { Browser } from "../../browser/browser.ts";
+import type { RemoteAddress, TlsConnection } from "../../browser/tab/document_answers.ts";
 import type { Tab } from "../../browser/tab/tab.ts";
 import type { RowOutcome, SavedPdf } from "./row_tries.ts";
 
@@ -38,11 +39,19 @@ export interface ReadRow {
   values: Record<string, string>;
 }
 
-/** A document's answer as the browser or `fetch` told it: the `Date` header is read from `headers`. */
+/**
+ * A document's answer as the browser or `fetch` told it: the `Date` header and the others are read from
+ * `headers` (names in lower case). Only the browser tells the server's address and the TLS connection: an
+ * answer `fetch` got has neither.
+ */
 export interface AnsweredDocument {
   url: string;
   status: number;
   headers: Readonly<Record<string, string>>;
+  /** The server's address the browser connected to. */
+  remote?: RemoteAddress;
+  /** Over HTTPS, the TLS connection and the server's certificate, as the browser saw them. */
+  tls?: TlsConnection;
 }
 
 /** One try at a row, as an observer is shown it once the try has its tab. */

@@ -1,7 +1,8 @@
 // A row's provenance (RunProvenance, RowProvenance) on a PDF printed by the real Chromium of this machine: the
 // record the jobs append (the row, its pages and requests, the browser, the options), the SHA-256 of the
-// saved line, each try's requests its own, and the run's account of the time the updates took. Time bounds:
-// see tests/helpers/browser_fixture.ts.
+// saved line, each try's requests its own, and the run's account of the time the updates took; and the record
+// of an answer (pageRecord): the headers kept, and the connection the browser told. Time bounds: see
+// tests/helpers/browser_fixture.ts.
 import assert from "node:assert/strict";
 import { type Command, parsePortCommand, type PortConfig } from "../../../lib/config/job_config.ts";
 import { checkProvenance } from "../../../lib/provenance/pdf_provenance.ts";
@@ -31,6 +32,75 @@ const PAGE = {
   status: 200,
   headers: { date: "Fri, 27 Nov 2026" },
 };
+
+/** The TLS connection of a page the browser fetched over HTTPS. */
+const TLS = {
+  protocol: "TLS 1.3",
+  subject: "portal.example",
+  issuer: "Example TLS CA 2026",
+  validFrom: "2026-09-01T00:00:00.000Z",
+  validTo: "2026-12-01T23:59:59.000Z",
+  sanNames: ["portal.example", "www.portal.example"],
+};
+
+Deno.test("pageRecord: the headers a record keeps, and the connection the browser told", async (t) => {
+  await t.step("a page the browser fetched over HTTPS: each header sent, its address and its TLS", () => {
+    const record = pageRecord({
+      url: "https://portal.example/track/CPH-1001",
+      status: 200,
+      headers: {
+        date: "Fri, 27 Nov 2026 08:00:00 GMT",
+        server: "nginx",
+        "content-type": "text/html; charset=utf-8",
+        "last-modified": "Thu, 26 Nov 2026 08:00:00 GMT",
+        etag: 'W/"5f3a"',
+        "set-cookie": "session=secret",
+        "x-powered-by": "PHP/8.3",
+      },
+      remote: { ip: "203.0.113.7", port: 443 },
+      tls: TLS,
+    });
+    assert.deepEqual(record, {
+      url: "https://portal.example/track/CPH-1001",
+      status: 200,
+      date: "Fri, 27 Nov 2026 08:00:00 GMT",
+      server: "nginx",
+      contentType: "text/html; charset=utf-8",
+      lastModified: "Thu, 26 Nov 2026 08:00:00 GMT",
+      etag: 'W/"5f3a"',
+      remoteAddress: { ip: "203.0.113.7", port: 443 },
+      tls: TLS,
+    });
+    assert.deepEqual(Object.keys(record), [
+      "url",
+      "status",
+      "date",
+      "server",
+      "contentType",
+      "lastModified",
+      "etag",
+      "remoteAddress",
+      "tls",
+    ]);
+  });
+
+  await t.step("an answer fetch got: the headers sent, no address and no TLS keys at all", () => {
+    const record = pageRecord({ ...PAGE, headers: { ...PAGE.headers, "content-type": "text/html" } });
+    assert.deepEqual(record, {
+      url: PAGE.url,
+      status: 200,
+      date: "Fri, 27 Nov 2026",
+      contentType: "text/html",
+    });
+  });
+
+  await t.step("a header the server did not send is left out, not recorded empty", () => {
+    assert.deepEqual(pageRecord({ url: "http://127.0.0.1:8080/", status: 404, headers: {} }), {
+      url: "http://127.0.0.1:8080/",
+      status: 404,
+    });
+  });
+});
 
 Deno.test("RunProvenance: the record of each try, its SHA-256, and the run's account of the updates", async (t) => {
   await using fixture = await TabFixture.start();
@@ -65,7 +135,7 @@ Deno.test("RunProvenance: the record of each try, its SHA-256, and the run's acc
       assert.deepEqual(
         { ...record, capturedAt: undefined, printed: undefined },
         {
-          schema: "capture-jobs/provenance@2",
+          schema: "capture-jobs/provenance@3",
           job: "port-tracking",
           jobId: "job-42",
           row: 3,
