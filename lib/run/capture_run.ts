@@ -12,6 +12,7 @@
 import { join } from "node:path";
 import type { Tab } from "../browser/tab/tab.ts";
 import type { CommonConfig, JobKind } from "../config/job_config.ts";
+import { TimestampFailedError } from "../errors.ts";
 import { EXIT_FAILURE, EXIT_STOPPED } from "../exit_codes.ts";
 import { stopFileName } from "../file_names.ts";
 import type { JobServerClient } from "../job_server/client.ts";
@@ -93,7 +94,10 @@ export async function runCapture<Row, Result>(
 
 /** The observer that counts the run's rows for what watches it. */
 function watchedRows(watch: RunFeed, job: Pick<CaptureJob<unknown, unknown>, "mayPass">): RowObserver {
-  const tally = new RunTally(rowMayPass(job.mayPass));
+  const inRun = rowMayPass(job.mayPass);
+  // A row that got no timestamp is not tried again in its run (its page would be captured again), but the
+  // authorities may answer a later run.
+  const tally = new RunTally((error) => inRun(error) || error instanceof TimestampFailedError);
   watch.countRowsWith(tally);
   return tally.observer();
 }
