@@ -1,15 +1,16 @@
 /**
  * `deno task verify-pdf [--tsa-ca CERT.pem] FILE.pdf…`: for each PDF written under `--provenance`, checks that
  * its printed bytes still hash to the SHA-256 its `capture.json` carries and prints that provenance in a few
- * lines; and checks its document timestamp (`--tsa-url`), when it has one: the token's imprint against the signed
- * byte range, its signature, and with `--tsa-ca` its signer's chain, printing its time and what it proves and
- * what it does not. Exit 0 when every file is intact; 1 when any is changed, carries no provenance, has a
- * timestamp that does not hold, has none under `--tsa-ca`, or cannot be read (a last line on standard error
- * names them), and with no file at all or a `--tsa-ca` that does not read. It reads the files and nothing else.
+ * lines (each page with the connection it came over: address, TLS protocol, certificate); and checks its
+ * document timestamp (`--tsa-url`), when it has one: the token's imprint against the signed byte range, its
+ * signature, and with `--tsa-ca` its signer's chain, printing its time and what it proves and what it does
+ * not. Exit 0 when every file is intact; 1 when any is changed, carries no provenance, has a timestamp that
+ * does not hold, has none under `--tsa-ca`, or cannot be read (a last line on standard error names them), and
+ * with no file at all or a `--tsa-ca` that does not read. It reads the files and nothing else.
  *
  * @module
  */
-import type { CaptureRecord } from "../lib/provenance/capture_record.ts";
+import type { CaptureRecord, PageRecord } from "../lib/provenance/capture_record.ts";
 import { checkDocTimestamp, type DocTimestampVerdict } from "../lib/provenance/doc_timestamp_check.ts";
 import { checkProvenance } from "../lib/provenance/pdf_provenance.ts";
 
@@ -20,17 +21,47 @@ export const USAGE = "Usage: deno task verify-pdf [--tsa-ca CERT.pem] FILE.pdf�
 export const NOT_PROVED =
   "a timestamp proves that these bytes existed at that time, not that the server sent them";
 
+/**
+ * The lines under a page's own that show what the browser saw of its answer (schema @3 on): the headers kept
+ * but `Date`, the connection (address, port, TLS protocol) and the certificate. A page without an address is
+ * one the browser did not tell it of, or the job fetched itself (`fetch` tells none).
+ */
+export function connectionLines(page: PageRecord): string[] {
+  const headers = [
+    ["Server", page.server],
+    ["Content-Type", page.contentType],
+    ["Last-Modified", page.lastModified],
+    ["ETag", page.etag],
+  ].filter(([, value]) => value !== undefined).map(([name, value]) => `${name} ${value}`);
+  const { remoteAddress: remote, tls } = page;
+  return [
+    ...(headers.length === 0 ? [] : [`headers: ${headers.join(", ")}`]),
+    remote === undefined
+      ? "connection: not recorded (the job fetched the page itself, or the browser did not tell it)"
+      : `connection: ${remote.ip} port ${remote.port}, ${tls === undefined ? "no TLS" : tls.protocol}`,
+    ...(tls === undefined ? [] : [
+      `certificate: ${tls.subject}, issued by ${tls.issuer}, valid ${tls.validFrom} to ${tls.validTo}`,
+      `certificate names: ${tls.sanNames.join(", ") || "none"}`,
+    ]),
+  ];
+}
+
 /** The lines that show a record's provenance, each indented by two spaces. */
 export function provenanceLines(record: CaptureRecord): string[] {
   const user = record.userId === undefined ? "" : ` (user ${record.userId})`;
   const values = Object.entries(record.values).map(([key, value]) => `${key} ${JSON.stringify(value)}`);
   const date = (entry: { date?: string }) => entry.date === undefined ? "" : ` (Date: ${entry.date})`;
+  // Records before @3 kept no connection: nothing is said of it rather than "not recorded".
+  const connectionKnown = !["capture-jobs/provenance@1", "capture-jobs/provenance@2"].includes(record.schema);
   return [
     `row ${record.row} of ${record.job} job ${record.jobId}${user}, saved as ${
       JSON.stringify(record.pdfFile)
     }`,
     `values: ${values.join(", ")}`,
-    ...record.pages.map((page) => `page: ${page.status} ${page.url}${date(page)}`),
+    ...record.pages.flatMap((page) => [
+      `page: ${page.status} ${page.url}${date(page)}`,
+      ...(connectionKnown ? connectionLines(page).map((line) => `  ${line}`) : []),
+    ]),
     ...record.requests.map((request) =>
       `request: ${request.method} ${request.url} → ${request.status}${date(request)}`
     ),

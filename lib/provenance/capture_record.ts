@@ -30,7 +30,7 @@ export const CAPTURE_JSON = "capture.json";
 /** The job that captured a PDF, as its record names it (its command name). */
 export type RecordedJob = "shipment-tracking" | "port-tracking";
 
-/** The headers of an answer that a record keeps, each when the server sent it (from schema @3 on but `date`). */
+/** The headers of an answer a record keeps, each when the server sent it (`date` always, others from @3). */
 export interface AnswerHeadersRecord {
   /** `Date`. */
   date?: string;

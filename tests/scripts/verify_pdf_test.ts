@@ -1,5 +1,6 @@
 // deno task verify-pdf, run as the operator runs it (a subprocess with --allow-read only), on PDFs the real
-// Chromium of this machine printed and appendProvenance updated: an intact file passes and shows its provenance;
+// Chromium of this machine printed and appendProvenance updated: an intact file passes and shows its provenance,
+// each page with its connection (address, TLS protocol, certificate) from schema @3 on;
 // one byte changed inside the printed bytes, or a PDF without provenance, fails naming the file; no argument
 // prints the usage line. With a document timestamp from the test TSA (fixtures/tsa.ts): its time, its authority
 // and what it proves and does not, with and without --tsa-ca; a changed token, a signer that does not chain to
@@ -9,6 +10,8 @@ import { startTestTsa, TSA_POLICY } from "../../fixtures/tsa.ts";
 import { appendDocTimestamp } from "../../lib/provenance/doc_timestamp.ts";
 import { requestTimestamp } from "../../lib/provenance/timestamp/tsa_client.ts";
 import { appendProvenance } from "../../lib/provenance/pdf_update.ts";
+import type { CaptureRecord } from "../../lib/provenance/capture_record.ts";
+import { provenanceLines } from "../../scripts/verify_pdf.ts";
 import { TabFixture } from "../helpers/browser_fixture.ts";
 import { AMPLE_MS } from "../helpers/host_speed.ts";
 import { ROOT } from "../helpers/job_process.ts";
@@ -45,6 +48,7 @@ Deno.test("deno task verify-pdf", async (t) => {
         `  row 3 of port-tracking job job-42 (user user-7), saved as "003 INV-1 MSCU1234567.pdf"`,
         `  values: container_number "MSCU1234567", invoice_no "INV-1"`,
         `  page: 200 https://port.example/pcs/location (Date: Thu, 26 Nov 2026 20:36:20 GMT)`,
+        "    connection: not recorded (the job fetched the page itself, or the browser did not tell it)",
         `  request: POST https://port.example/pcs/form → 200`,
         `  captured 2026-11-27T02:36:21.005+06:00 with Chrome/156.0.7632.0 (browser 1 of the run)`,
         `  printed: ${printed.length} bytes, SHA-256 ${await sha256Hex(printed)}`,
@@ -52,6 +56,58 @@ Deno.test("deno task verify-pdf", async (t) => {
         "",
       ].join("\n"),
     );
+  });
+
+  await t.step("each page's connection: its headers, address, TLS protocol and certificate", async () => {
+    const provenance = provenanceFor("001 I1 CPH-1001.pdf");
+    provenance.record.pages = [
+      {
+        url: "https://127.0.0.1:41977/CPH-1001",
+        status: 200,
+        date: "Sat, 28 Nov 2026 13:56:47 GMT",
+        server: "portal/1",
+        contentType: "text/html; charset=utf-8",
+        etag: '"abc"',
+        remoteAddress: { ip: "127.0.0.1", port: 41977 },
+        tls: {
+          protocol: "TLS 1.3",
+          subject: "localhost",
+          issuer: "capture-jobs test CA",
+          validFrom: "2026-11-28T13:55:11.000Z",
+          validTo: "2026-11-29T13:55:11.000Z",
+          sanNames: ["localhost", "127.0.0.1", "::1"],
+        },
+      },
+      { url: "http://localhost:34077/report/detail", status: 200, remoteAddress: { ip: "::1", port: 34077 } },
+    ];
+    const file = `${fixture.out}/connection.pdf`;
+    await Deno.writeFile(file, (await appendProvenance(printed, provenance)).pdf);
+    const run = await verifyPdf(file);
+    assert.equal(run.code, 0, run.stderr);
+    const pages = run.stdout.split("\n").filter((line) => /^ {2}page: |^ {4}/.test(line));
+    assert.deepEqual(pages, [
+      "  page: 200 https://127.0.0.1:41977/CPH-1001 (Date: Sat, 28 Nov 2026 13:56:47 GMT)",
+      `    headers: Server portal/1, Content-Type text/html; charset=utf-8, ETag "abc"`,
+      "    connection: 127.0.0.1 port 41977, TLS 1.3",
+      "    certificate: localhost, issued by capture-jobs test CA, valid 2026-11-28T13:55:11.000Z to 2026-11-29T13:55:11.000Z",
+      "    certificate names: localhost, 127.0.0.1, ::1",
+      "  page: 200 http://localhost:34077/report/detail",
+      "    connection: ::1 port 34077, no TLS",
+    ]);
+  });
+
+  await t.step("a record of schema @1 or @2 says nothing of the connection, which it never kept", () => {
+    const record: CaptureRecord = {
+      ...provenanceFor("003 INV-1 MSCU1234567.pdf").record,
+      schema: "capture-jobs/provenance@2",
+      printed: { bytes: printed.length, sha256: "0".repeat(64) },
+    };
+    for (const schema of ["capture-jobs/provenance@1", "capture-jobs/provenance@2"] as const) {
+      assert.deepEqual(provenanceLines({ ...record, schema }).slice(2, 4), [
+        "  page: 200 https://port.example/pcs/location (Date: Thu, 26 Nov 2026 20:36:20 GMT)",
+        "  request: POST https://port.example/pcs/form → 200",
+      ]);
+    }
   });
 
   await t.step("one byte changed inside the printed bytes: exit 1, naming the file", async () => {
