@@ -10,7 +10,8 @@ import { OFFSET_TIMESTAMP } from "./capture_time.ts";
 
 /**
  * The `schema` of every record this module writes: @2 added `browserSlot`; @3 the headers, the server's
- * address and the TLS connection of each page ({@linkcode PageRecord}) and the headers of each request.
+ * address and the TLS connection of each page ({@linkcode PageRecord}), the headers of each request, and
+ * `archive`, the page's MHTML archive under `--archive` ({@linkcode ArchiveRecord}).
  */
 export const PROVENANCE_SCHEMA = "capture-jobs/provenance@3";
 
@@ -101,6 +102,16 @@ export interface PrintedRecord {
   sha256: string;
 }
 
+/**
+ * The page's MHTML archive saved beside the PDF under `--archive`: its file name (the PDF's with `.mhtml`), its
+ * length and its SHA-256, lowercase hex.
+ */
+export interface ArchiveRecord {
+  file: string;
+  bytes: number;
+  sha256: string;
+}
+
 /** `capture.json`: where and when one PDF was captured. */
 export interface CaptureRecord {
   schema: ProvenanceSchema;
@@ -129,6 +140,11 @@ export interface CaptureRecord {
   userAgent: string;
   options: CaptureOptionsRecord;
   printed: PrintedRecord;
+  /**
+   * Under `--archive`, the page's archive beside the PDF; none without the option, and none for a page whose
+   * archive was over its cap. From schema @3 on.
+   */
+  archive?: ArchiveRecord;
 }
 
 /** `capture.json` is not JSON, or not a {@linkcode CaptureRecord}; the message names the key. */
@@ -270,8 +286,7 @@ export function toCaptureRecord(value: unknown): CaptureRecord {
   }
   const options = object(json.options, "options");
   const printed = object(json.printed, "printed");
-  const sha256 = string(printed.sha256, "printed.sha256");
-  if (!/^[0-9a-f]{64}$/.test(sha256)) fail("printed.sha256", "is not a SHA-256 in lowercase hex");
+  const sha256 = sha256Hex(printed.sha256, "printed.sha256");
   return {
     schema,
     job: oneOf(json.job, "job", ["shipment-tracking", "port-tracking"] as const),
@@ -297,6 +312,24 @@ export function toCaptureRecord(value: unknown): CaptureRecord {
       taggedPdf: boolean(options.taggedPdf, "options.taggedPdf"),
     },
     printed: { bytes: integer(printed.bytes, "printed.bytes", 1), sha256 },
+    ...(json.archive === undefined ? {} : { archive: archive(json.archive, "archive") }),
+  };
+}
+
+function sha256Hex(value: unknown, path: string): string {
+  const text = string(value, path);
+  if (!/^[0-9a-f]{64}$/.test(text)) fail(path, "is not a SHA-256 in lowercase hex");
+  return text;
+}
+
+function archive(value: unknown, path: string): ArchiveRecord {
+  const entry = object(value, path);
+  const file = nonEmpty(entry.file, `${path}.file`);
+  if (!file.endsWith(".mhtml") || /[/\\]/.test(file)) fail(`${path}.file`, "is not an archive's file name");
+  return {
+    file,
+    bytes: integer(entry.bytes, `${path}.bytes`, 1),
+    sha256: sha256Hex(entry.sha256, `${path}.sha256`),
   };
 }
 

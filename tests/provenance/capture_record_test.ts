@@ -53,6 +53,11 @@ const RECORD: CaptureRecord = {
   userAgent: "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/156.0.0.0",
   options: { waitUntil: "pauses", pauseScale: 1, verify: true, taggedPdf: false },
   printed: { bytes: 15602, sha256: "089c98532a158db34da15852695415a5fe165d2e12952652a0edec422cbb9e4f" },
+  archive: {
+    file: "003 INV-1 MSCU1234567.mhtml",
+    bytes: 48213,
+    sha256: "5b0e2b4dfc3a6bd1e0c0f40a3f0f7c4e3b7f2d1c9a8b7c6d5e4f3a2b1c0d9e8f",
+  },
 };
 
 /** `RECORD` as JSON, with `change` applied to a copy first. */
@@ -87,9 +92,11 @@ Deno.test("parseCaptureRecord", async (t) => {
       delete record.userId;
       delete (record.pages as Record<string, unknown>[])[0]!.date;
       record.requests = [];
+      delete record.archive;
     });
     const parsed = parseCaptureRecord(bare);
     assert.equal("userId" in parsed, false);
+    assert.equal("archive" in parsed, false);
     assert.equal("date" in parsed.pages[0]!, false);
     assert.deepEqual(parsed.requests, []);
   });
@@ -118,7 +125,7 @@ Deno.test("parseCaptureRecord", async (t) => {
   await t.step("keys it does not know are left out, never refused, in the record and in its pages", () => {
     const parsed = parseCaptureRecord(json((record) => {
       record.extra = 1;
-      record.archive = { file: "003 INV-1 MSCU1234567.mhtml", bytes: 1, sha256: "0".repeat(64) };
+      record.screenshot = { file: "003 INV-1 MSCU1234567.png", bytes: 1, sha256: "0".repeat(64) };
       const page = (record.pages as Record<string, unknown>[])[0]!;
       page.extra = true;
       (page.tls as Record<string, unknown>).cipher = "AES_128_GCM";
@@ -184,6 +191,18 @@ Deno.test("parseCaptureRecord", async (t) => {
       [(r) => r.options = { ...RECORD.options, verify: "yes" }, "options.verify is not true or false"],
       [(r) => r.printed = { bytes: 0, sha256: RECORD.printed.sha256 }, "printed.bytes is below 1"],
       [(r) => r.printed = { bytes: 1, sha256: "ABC" }, "printed.sha256 is not a SHA-256 in lowercase hex"],
+      [(r) => r.archive = "003 INV-1 MSCU1234567.mhtml", "archive is not an object"],
+      [(r) => r.archive = { ...RECORD.archive, file: "" }, "archive.file is empty"],
+      [
+        (r) => r.archive = { ...RECORD.archive, file: "../x.mhtml" },
+        "archive.file is not an archive's file name",
+      ],
+      [(r) => r.archive = { ...RECORD.archive, file: "x.pdf" }, "archive.file is not an archive's file name"],
+      [(r) => r.archive = { ...RECORD.archive, bytes: 0 }, "archive.bytes is below 1"],
+      [
+        (r) => r.archive = { ...RECORD.archive, sha256: "A".repeat(64) },
+        "archive.sha256 is not a SHA-256 in lowercase hex",
+      ],
     ];
     for (const [change, message] of cases) assert.equal(problem(json(change)), `capture.json: ${message}`);
   });
