@@ -2,7 +2,7 @@
 // brought each document, per frame, after its redirects: the page's own, and an out-of-process frame's
 // (127.0.0.1 and localhost are different sites), whichever session the browser tells it on. And
 // documentAnswer on an answer as Chromium 156 told it over HTTPS from [::1]. (The TLS connection against the
-// real browser needs a certificate it accepts: see the HTTPS tests.)
+// real browser: document_answers_tls_test.ts.)
 import assert from "node:assert/strict";
 import type { Protocol } from "devtools-protocol/types/protocol.d.ts";
 import { documentAnswer } from "../../../lib/browser/tab/document_answers.ts";
