@@ -1,36 +1,13 @@
 import assert from "node:assert/strict";
 import { metricsText } from "../../../lib/run/watch/metrics_text.ts";
-import { type RunSummary, SUMMARY_SCHEMA } from "../../../lib/run/watch/run_summary.ts";
+import { SAMPLE_ENDED, sampleSummary } from "../../helpers/summaries.ts";
 
 const LAST_SUCCESS = "capture_jobs_last_success_end_timestamp_seconds";
 
-/** A finished run of Job B that exited 0, with what a test changes. */
-function summary(changes: Partial<RunSummary> = {}): RunSummary {
-  return {
-    schema: SUMMARY_SCHEMA,
-    job: "port-tracking",
-    jobId: "nightly",
-    startedAt: "2026-01-01T01:58:00.000+02:00",
-    endedAt: "2026-01-01T02:00:00.250+02:00",
-    durationSeconds: 120.25,
-    exitCode: 0,
-    outcome: "finished",
-    retryable: false,
-    rows: { total: 10, succeeded: 7, failed: 0, resumed: 3 },
-    failuresByKind: {},
-    failedRows: [],
-    outputDir: "/srv/out",
-    report: null,
-    browsers: ["HeadlessChrome/156.0.8078.108"],
-    ...changes,
-  };
-}
+const ENDED = SAMPLE_ENDED;
 
-/** The end of {@linkcode summary}'s run in seconds since the epoch. */
-const ENDED = 1767225600.25;
-
-/** A failed run a day after {@linkcode summary}'s, with another job id. */
-const FAILED = summary({
+/** A failed run a day after {@linkcode sampleSummary}'s, with another job id. */
+const FAILED = sampleSummary({
   jobId: "rerun",
   endedAt: "2026-01-02T00:00:01.000Z",
   exitCode: 3,
@@ -47,7 +24,7 @@ function sampleValue(text: string, name: string): string | undefined {
 Deno.test("metricsText", async (t) => {
   await t.step("a successful run: every metric, a gauge with its help, labelled capture_job", () => {
     assert.equal(
-      metricsText(summary(), undefined),
+      metricsText(sampleSummary(), undefined),
       `# HELP capture_jobs_last_run_end_timestamp_seconds When the job's last run ended, in seconds since the epoch.
 # TYPE capture_jobs_last_run_end_timestamp_seconds gauge
 capture_jobs_last_run_end_timestamp_seconds{capture_job="port-tracking"} 1767225600.25
@@ -74,7 +51,7 @@ capture_jobs_last_run_info{capture_job="port-tracking",job_id="nightly"} 1
 
   await t.step("every sample carries capture_job first, none a label named job", () => {
     for (const job of ["shipment-tracking", "port-tracking"]) {
-      const samples = metricsText(summary({ job }), undefined).split("\n")
+      const samples = metricsText(sampleSummary({ job }), undefined).split("\n")
         .filter((line) => line !== "" && !line.startsWith("#"));
       assert.equal(samples.length, 8);
       for (const line of samples) {
@@ -92,14 +69,14 @@ capture_jobs_last_run_info{capture_job="port-tracking",job_id="nightly"} 1
         "2025-12-31T19:30:00.25-04:30",
       ]
     ) {
-      const text = metricsText(summary({ endedAt }), undefined);
+      const text = metricsText(sampleSummary({ endedAt }), undefined);
       assert.equal(sampleValue(text, "capture_jobs_last_run_end_timestamp_seconds"), String(ENDED), endedAt);
       assert.equal(sampleValue(text, LAST_SUCCESS), String(ENDED), endedAt);
     }
   });
 
   await t.step("a failed run keeps the last success of the same capture_job, whatever its job id", () => {
-    const text = metricsText(FAILED, metricsText(summary(), undefined));
+    const text = metricsText(FAILED, metricsText(sampleSummary(), undefined));
     assert.equal(sampleValue(text, LAST_SUCCESS), String(ENDED));
     assert.equal(sampleValue(text, "capture_jobs_last_run_end_timestamp_seconds"), "1767312001");
     assert.equal(sampleValue(text, "capture_jobs_exit_code"), "3");
@@ -110,25 +87,25 @@ capture_jobs_last_run_info{capture_job="port-tracking",job_id="nightly"} 1
   });
 
   await t.step("a successful run replaces the last success with its own end", () => {
-    const later = summary({ endedAt: "2026-01-03T00:00:00.000Z" });
-    const text = metricsText(later, metricsText(summary(), undefined));
+    const later = sampleSummary({ endedAt: "2026-01-03T00:00:00.000Z" });
+    const text = metricsText(later, metricsText(sampleSummary(), undefined));
     assert.equal(sampleValue(text, LAST_SUCCESS), "1767398400");
   });
 
   await t.step("another capture_job's success is not carried over", () => {
-    const other = metricsText(summary({ job: "shipment-tracking" }), undefined);
+    const other = metricsText(sampleSummary({ job: "shipment-tracking" }), undefined);
     assert.equal(sampleValue(metricsText(FAILED, other), LAST_SUCCESS), undefined);
     // In one file with both (a file shared by mistake), only this job's sample counts.
     const both =
       other.replace(`capture_job="shipment-tracking"} ${ENDED}`, 'capture_job="shipment-tracking"} 9') +
-      metricsText(summary({ endedAt: "2026-01-01T00:00:05Z" }), undefined);
+      metricsText(sampleSummary({ endedAt: "2026-01-01T00:00:05Z" }), undefined);
     assert.equal(sampleValue(metricsText(FAILED, both), LAST_SUCCESS), "1767225605");
   });
 
   await t.step("left out, help and type included, while no run has succeeded", () => {
     for (const exitCode of [1, 3, 130]) {
-      for (const previous of [undefined, "", metricsText(summary({ exitCode }), undefined)]) {
-        const text = metricsText(summary({ exitCode }), previous);
+      for (const previous of [undefined, "", metricsText(sampleSummary({ exitCode }), undefined)]) {
+        const text = metricsText(sampleSummary({ exitCode }), previous);
         assert.ok(!text.includes(LAST_SUCCESS), text);
         assert.equal(sampleValue(text, "capture_jobs_exit_code"), String(exitCode));
       }
@@ -138,7 +115,7 @@ capture_jobs_last_run_info{capture_job="port-tracking",job_id="nightly"} 1
   await t.step("a hostile job id is escaped: one sample, no injected line, read back whole", () => {
     const jobId =
       'a"b\\c\nd"} 1\ncapture_jobs_last_success_end_timestamp_seconds{capture_job="port-tracking"} 99';
-    const failedRun = metricsText(summary({ jobId, exitCode: 1 }), undefined);
+    const failedRun = metricsText(sampleSummary({ jobId, exitCode: 1 }), undefined);
     assert.ok(
       failedRun.includes(
         'capture_jobs_last_run_info{capture_job="port-tracking",job_id="a\\"b\\\\c\\nd\\"} 1\\n' +
@@ -149,10 +126,10 @@ capture_jobs_last_run_info{capture_job="port-tracking",job_id="nightly"} 1
     assert.equal(failedRun.split("\n").length, 18);
     assert.equal(sampleValue(metricsText(FAILED, failedRun), LAST_SUCCESS), undefined);
     // A success under that id is carried over like any other.
-    const succeeded = metricsText(summary({ jobId }), undefined);
+    const succeeded = metricsText(sampleSummary({ jobId }), undefined);
     assert.equal(sampleValue(metricsText(FAILED, succeeded), LAST_SUCCESS), String(ENDED));
     // The job's own name is escaped too.
-    assert.match(metricsText(summary({ job: 'x"\\' }), undefined), /\{capture_job="x\\"\\\\"\}/);
+    assert.match(metricsText(sampleSummary({ job: 'x"\\' }), undefined), /\{capture_job="x\\"\\\\"\}/);
   });
 
   await t.step("previous content that is not ours carries nothing and throws nothing", () => {

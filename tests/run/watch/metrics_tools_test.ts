@@ -5,9 +5,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { metricsFileNameWarning, writeMetricsFile } from "../../../lib/run/watch/metrics_file.ts";
-import { type RunSummary, SUMMARY_SCHEMA } from "../../../lib/run/watch/run_summary.ts";
-import { withParentDeathSignal } from "../../../lib/browser/chromium/process.ts";
-import { keepLines, stopAndRemove } from "../../../fixtures/child_processes.ts";
+import { SAMPLE_ENDED, sampleSummary } from "../../helpers/summaries.ts";
+import { keepLines, spawnFixture, stopAndRemove } from "../../../fixtures/child_processes.ts";
 import { AMPLE_MS } from "../../helpers/host_speed.ts";
 import { assertPromtoolPasses, tool } from "../../helpers/prometheus_tools.ts";
 
@@ -15,33 +14,10 @@ import { assertPromtoolPasses, tool } from "../../helpers/prometheus_tools.ts";
 const HOSTILE_JOB_ID = 'say "hi" \\ to\nall';
 const HOSTILE_JOB_ID_ESCAPED = 'say \\"hi\\" \\\\ to\\nall';
 
-/** A finished run of Job B that exited 0, with what a test changes. */
-function summary(changes: Partial<RunSummary> = {}): RunSummary {
-  return {
-    schema: SUMMARY_SCHEMA,
-    job: "port-tracking",
-    jobId: "nightly",
-    startedAt: "2026-01-01T01:58:00.000+02:00",
-    endedAt: "2026-01-01T02:00:00.250+02:00",
-    durationSeconds: 120.25,
-    exitCode: 0,
-    outcome: "finished",
-    retryable: false,
-    rows: { total: 10, succeeded: 7, failed: 0, resumed: 3 },
-    failuresByKind: {},
-    failedRows: [],
-    outputDir: "/srv/out",
-    report: null,
-    browsers: ["HeadlessChrome/156.0.8078.108"],
-    ...changes,
-  };
-}
-
-/** The end of {@linkcode summary}'s run in seconds since the epoch. */
-const SUCCESS_ENDED = 1767225600.25;
+const SUCCESS_ENDED = SAMPLE_ENDED;
 
 /** A run a day later that failed rows under `--fail-on-row-errors`, under {@linkcode HOSTILE_JOB_ID}. */
-const FAILED = summary({
+const FAILED = sampleSummary({
   jobId: HOSTILE_JOB_ID,
   endedAt: "2026-01-02T00:00:01.500Z",
   durationSeconds: 61.5,
@@ -67,7 +43,7 @@ function samplesOf(exposition: string, name: string): Map<string, number> {
   return samples;
 }
 
-/** What the file of {@linkcode summary} then {@linkcode FAILED} holds, as the exporter serves it. */
+/** What the file of {@linkcode sampleSummary} then {@linkcode FAILED} holds, as the exporter serves it. */
 function expectedAfterFailure(): Record<string, Map<string, number>> {
   const job = 'capture_job="port-tracking"';
   return {
@@ -89,7 +65,7 @@ Deno.test("promtool check metrics passes on the files writeMetricsFile writes", 
   try {
     const path = join(folder, "port_tracking.prom");
     await t.step("a successful run", async () => {
-      await writeMetricsFile(path, summary());
+      await writeMetricsFile(path, sampleSummary());
       const text = await Deno.readTextFile(path);
       assert.match(text, /^capture_jobs_last_success_end_timestamp_seconds\{capture_job="port-tracking"\} /m);
       await assertPromtoolPasses(text);
@@ -111,7 +87,7 @@ Deno.test("promtool check metrics passes on the files writeMetricsFile writes", 
       const first = join(folder, "shipment_tracking.prom");
       await writeMetricsFile(
         first,
-        summary({ job: "shipment-tracking", exitCode: 1, outcome: "not-started" }),
+        sampleSummary({ job: "shipment-tracking", exitCode: 1, outcome: "not-started" }),
       );
       const text = await Deno.readTextFile(first);
       assert.ok(!text.includes("capture_jobs_last_success_end_timestamp_seconds"), text);
@@ -154,21 +130,13 @@ async function withNodeExporter(body: (exporter: NodeExporter) => Promise<void>)
   const textfiles = join(folder, "textfile");
   await Deno.mkdir(textfiles);
   const port = freePort();
-  const [command, args] = withParentDeathSignal(executable, [
+  // A process group of its own, which the stop signals by the exporter's PID.
+  const child = spawnFixture(executable, [
     `--web.listen-address=127.0.0.1:${port}`,
     "--collector.disable-defaults",
     "--collector.textfile",
     `--collector.textfile.directory=${textfiles}`,
   ]);
-  // detached: a process group of its own, which the stop signals by the exporter's PID.
-  const child = new Deno.Command(command, {
-    args,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    detached: true,
-  })
-    .spawn();
   const lines: string[] = [];
   const reading = Promise.all([keepLines(child.stdout, lines, 200), keepLines(child.stderr, lines, 200)]);
   const exporter = { url: `http://127.0.0.1:${port}`, textfiles, output: () => lines.join("\n") };
@@ -232,7 +200,7 @@ Deno.test("prometheus-node-exporter's textfile collector serves the file's metri
     });
 
     await t.step("a successful run: its end is the last success", async () => {
-      await writeMetricsFile(path, summary());
+      await writeMetricsFile(path, sampleSummary());
       const text = await scrape(exporter);
       const job = 'capture_job="port-tracking"';
       assert.deepEqual(
@@ -264,7 +232,7 @@ Deno.test("prometheus-node-exporter's textfile collector serves the file's metri
       assert.equal(metricsFileNameWarning(path), undefined);
       assert.match(metricsFileNameWarning(skipped) ?? "", /does not end in \.prom/);
       assert.match(metricsFileNameWarning("two\nlines.txt") ?? "", /^[^\n]+$/);
-      await writeMetricsFile(skipped, summary({ job: "shipment-tracking" }));
+      await writeMetricsFile(skipped, sampleSummary({ job: "shipment-tracking" }));
       const text = await scrape(exporter);
       assert.ok(!text.includes("shipment-tracking"), text);
       assert.equal(samplesOf(text, "capture_jobs_exit_code").size, 1);
