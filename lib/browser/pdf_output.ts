@@ -53,16 +53,23 @@ export interface PdfFileOptions {
    * name (`--provenance`'s incremental update); the printed bytes stay the file's unchanged start.
    */
   amend?: (printed: Uint8Array) => Promise<Uint8Array>;
+  /**
+   * Runs after the check and the amendment, just before the PDF takes its name: puts in place what must be
+   * there whenever the PDF is (`--archive`'s MHTML). When it throws, no PDF is left.
+   */
+  placing?: () => Promise<void>;
 }
 
 /** A PDF printed into its hidden partial file, not yet under its name (from {@linkcode printPdf}). */
 export interface PrintedPdf {
   /**
-   * Runs the check and the amendment (if any) and renames the PDF into place; on failure removes the partial
-   * file and rethrows.
+   * Runs the check, the amendment and the placing (if any) and renames the PDF into place; on failure removes
+   * the partial file and rethrows.
    * The tab is no longer needed: it may load another page meanwhile.
    */
   save(): Promise<void>;
+  /** Removes the partial file instead: the PDF will not be saved. */
+  discard(): Promise<void>;
 }
 
 /**
@@ -73,7 +80,7 @@ export interface PrintedPdf {
 export async function printPdf(
   tab: Tab,
   outputDir: string,
-  { fileName, params, timeoutMs, check, amend }: PdfFileOptions,
+  { fileName, params, timeoutMs, check, amend, placing }: PdfFileOptions,
 ): Promise<PrintedPdf> {
   const finalPath = `${outputDir}/${fileName}`;
   const partialPath = `${outputDir}/${partialFileName(fileName, Deno.pid)}`;
@@ -97,12 +104,14 @@ export async function printPdf(
           await check?.(printed);
           if (amend !== undefined) await Deno.writeFile(partialPath, await amend(printed), { append: true });
         }
+        await placing?.();
         await Deno.rename(partialPath, finalPath);
       } catch (error) {
         await removePartial();
         throw error;
       }
     },
+    discard: removePartial,
   };
 }
 

@@ -139,6 +139,7 @@ function rowContext(tab: Tab, { facts, logger, warn, waits, tries, outputDir }: 
       for (const observer of tries) observer.printing?.(pages);
       const checks = tries.filter((observer) => observer.check !== undefined);
       const amends = tries.filter((observer) => observer.amend !== undefined);
+      const placings = tries.filter((observer) => observer.placing !== undefined);
       const printed = await printPdf(tab, outputDir, {
         fileName: facts.pdfFile,
         params,
@@ -149,7 +150,19 @@ function rowContext(tab: Tab, { facts, logger, warn, waits, tries, outputDir }: 
           },
         }),
         ...(amends.length === 0 ? {} : { amend: (pdf: Uint8Array) => amended(pdf, amends) }),
+        ...(placings.length === 0 ? {} : {
+          placing: async () => {
+            for (const observer of placings) await observer.placing!();
+          },
+        }),
       });
+      try {
+        // The page as printed, before the procedure leaves it.
+        for (const observer of tries) await observer.printed?.();
+      } catch (error) {
+        await printed.discard();
+        throw error;
+      }
       return {
         async save() {
           await printed.save();

@@ -1,7 +1,8 @@
 // The row's seam without a browser: one try in a stand-in tab that "prints" fixed bytes, observed by two
-// observers. Each point is told in order, a notice is a warning unless an observer fails the row, the printed
-// bytes are checked before they are amended (each amendment given the PDF as the ones before it left it), the
-// saved line gathers what each observer adds, and a failed try is told to every observer.
+// observers. Each point is told in order, a notice is a warning unless an observer fails the row, the print's
+// end is told before the PDF is checked, the printed bytes are checked before they are amended (each amendment
+// given the PDF as the ones before it left it), what goes beside the PDF is placed before the PDF takes its
+// name, the saved line gathers what each observer adds, and a failed try is told to every observer.
 import assert from "node:assert/strict";
 import type { Browser } from "../../lib/browser/browser.ts";
 import type { Tab } from "../../lib/browser/tab/tab.ts";
@@ -27,13 +28,17 @@ function fakeTab(calls: string[]): Tab {
   } as unknown as Tab;
 }
 
-/** An observer that notes each point it is told in `calls`, as `name`. */
-function noting(name: string, calls: string[], amendWith?: string): RowObserver {
+/**
+ * An observer that notes each point it is told in `calls`, as `name`; at `placing`, whether the PDF (in `dir`)
+ * has its name yet.
+ */
+function noting(name: string, calls: string[], amendWith?: string, dir?: string): RowObserver {
   return {
     readsAnswers: true,
     tryIn: ({ row }) => ({
       noticed: (problem, mayPass) => void calls.push(`${name} noticed ${problem} (${mayPass})`),
       printing: (pages) => void calls.push(`${name} printing ${pages.map((page) => page.url).join()}`),
+      printed: () => Promise.resolve(void calls.push(`${name} printed`)),
       check: (pdf) => Promise.resolve(void calls.push(`${name} check ${pdf.length}`)),
       ...(amendWith === undefined ? {} : {
         amend: (pdf: Uint8Array) => {
@@ -41,6 +46,11 @@ function noting(name: string, calls: string[], amendWith?: string): RowObserver 
           return Promise.resolve(new TextEncoder().encode(amendWith));
         },
       }),
+      placing: async () => {
+        const named = dir !== undefined &&
+          await Deno.stat(`${dir}/${row.pdfFile}`).then(() => true, () => false);
+        calls.push(`${name} placing${named ? " after the PDF took its name" : ""}`);
+      },
       leavingPage: () => Promise.resolve(void calls.push(`${name} leaves the page`)),
       saved: (pdf) => ({ ...pdf, sha256: `${pdf.sha256 ?? ""}${name}` }),
       failed: () => Promise.resolve(void calls.push(`${name} failed row ${row.index}`)),
@@ -76,7 +86,7 @@ Deno.test("the row's seam: each point told to each observer in turn, the PDF che
   const calls: string[] = [];
   const saved = await oneTry(
     dir,
-    [noting("A", calls, "+a"), noting("B", calls, "+b")],
+    [noting("A", calls, "+a", dir.out), noting("B", calls, "+b", dir.out)],
     async (_tab, _row, row) => {
       row.notice("the detail frame timed out", { mayPass: true, goingOn: "printing the page as it stands" });
       return await (await row.print(PARAMS, [PAGE])).save();
@@ -92,10 +102,14 @@ Deno.test("the row's seam: each point told to each observer in turn, the PDF che
     `A printing ${PAGE.url}`,
     `B printing ${PAGE.url}`,
     "printed",
+    "A printed",
+    "B printed",
     `A check ${PRINTED.length}`,
     `B check ${PRINTED.length}`,
     `A amend ${PRINTED.length}`,
     `B amend ${PRINTED.length + 2}`,
+    "A placing",
+    "B placing",
     "A leaves the page",
     "B leaves the page",
   ]);
@@ -131,5 +145,46 @@ Deno.test("the row's seam: an observer that fails a notice fails the row, and ev
     "A noticed no detail record id for FCR F1 (false)",
     "A failed row 2",
   ]);
+  assert.deepEqual([...Deno.readDirSync(dir.out)], []);
+});
+
+Deno.test("the row's seam: an observer that fails the print's end fails the row, and leaves no PDF", async () => {
+  await using dir = await TestFolder.create();
+  await Deno.mkdir(dir.out);
+  const calls: string[] = [];
+  const failing: RowObserver = {
+    tryIn: () => ({
+      printed: () => Promise.reject(new Error("no archive")),
+      check: () => Promise.resolve(void calls.push("checked")),
+    }),
+  };
+  await assert.rejects(
+    oneTry(dir, [noting("A", calls), failing], async (_tab, _row, row) => {
+      return await (await row.print(PARAMS, [PAGE])).save();
+    }, calls),
+    /no archive/,
+  );
+  assert.deepEqual(calls, [
+    "answers followed",
+    `A printing ${PAGE.url}`,
+    "printed",
+    "A printed",
+    "A failed row 2",
+  ]);
+  assert.deepEqual([...Deno.readDirSync(dir.out)], [], "no PDF, not even its partial file");
+});
+
+Deno.test("the row's seam: a placing that fails leaves no PDF", async () => {
+  await using dir = await TestFolder.create();
+  await Deno.mkdir(dir.out);
+  const calls: string[] = [];
+  const failing: RowObserver = { tryIn: () => ({ placing: () => Promise.reject(new Error("disk full")) }) };
+  await assert.rejects(
+    oneTry(dir, [failing, noting("A", calls)], async (_tab, _row, row) => {
+      return await (await row.print(PARAMS, [PAGE])).save();
+    }, calls),
+    /disk full/,
+  );
+  assert.deepEqual(calls.slice(-2), [`A check ${PRINTED.length}`, "A failed row 2"]);
   assert.deepEqual([...Deno.readDirSync(dir.out)], []);
 });

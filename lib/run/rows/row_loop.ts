@@ -159,7 +159,10 @@ export async function runRows<Row, Result>(
         if (ended !== "stopped" && ended.status === "success") {
           const hash = ended.sha256 === undefined ? "" : ` (SHA-256 ${ended.sha256})`;
           const where = browser === undefined ? "" : ` in browser ${browser}`;
-          rowLogger.info(`${name}: saved ${ended.pdf_file}${where}${hash}`);
+          const archive = ended.archive === undefined
+            ? ""
+            : `, archive ${ended.archive.file} (SHA-256 ${ended.archive.sha256})`;
+          rowLogger.info(`${name}: saved ${ended.pdf_file}${where}${hash}${archive}`);
         }
       }
       inProgress--;

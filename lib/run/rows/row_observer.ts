@@ -7,8 +7,9 @@
  *
  * The points of a row, in order: its try begins ({@linkcode RowObserver.aroundTry}), gets its tab
  * ({@linkcode RowObserver.tryIn}); the job's procedure tells what it asks and sees (its own requests, the
- * pages it shows, what it notices); the print starts, the printed bytes are checked and amended before the
- * PDF takes its name, the PDF is saved, the tab leaves the page; or the try failed. Then the row ends.
+ * pages it shows, what it notices); the print starts, the print is done (the page still shown), the printed
+ * bytes are checked and amended, what goes beside the PDF is put in place, the PDF takes its name and is saved,
+ * the tab leaves the page; or the try failed. Then the row ends.
  *
  * @module
  */
@@ -82,6 +83,11 @@ export interface TryObserver {
   pageShown?(what: string, frameId: string | undefined): Promise<void>;
   /** The print starts; `pages` are the documents it prints as their answers came, the page first. */
   printing?(pages: readonly AnsweredDocument[]): void;
+  /**
+   * The print is done and the tab still shows the page it printed: what the observer keeps of that page as
+   * printed (`--archive`'s MHTML) it takes now; the procedure waits for it. Rejects to fail the row.
+   */
+  printed?(): Promise<void>;
   /** Checks the printed bytes before the PDF takes its name; rejects to fail the row (no PDF is left). */
   check?(pdf: Uint8Array): Promise<void>;
   /**
@@ -90,12 +96,21 @@ export interface TryObserver {
    */
   amend?(pdf: Uint8Array): Promise<Uint8Array>;
   /**
+   * Every check and amendment passed and the PDF takes its name next: a file that must be there whenever the
+   * PDF is (`--archive`'s MHTML) is put in place now. Rejects to fail the row (no PDF is left); a file put in
+   * place is the observer's to remove when the try fails after all ({@linkcode TryObserver.failed}).
+   */
+  placing?(): Promise<void>;
+  /**
    * The tab is about to leave the page the try showed last: the procedure moves on from the page it printed
    * (Job A's return to the portal's root), or the try ended with it shown. What the observer takes of that
    * page it takes now; the procedure waits for it, the row's end does not.
    */
   leavingPage?(): Promise<void>;
-  /** The PDF took its name: what the row's `saved` line tells of it (`--provenance` adds its SHA-256). */
+  /**
+   * The PDF took its name: what the row's `saved` line tells of it (`--provenance` adds its SHA-256,
+   * `--archive` its archive).
+   */
   saved?(pdf: SavedPdf): SavedPdf;
   /** The try failed in its tab: runs before the tab is checked or lent to another row. */
   failed?(): Promise<void>;

@@ -19,6 +19,8 @@ export interface RowOutcome {
   pdf_file?: string;
   /** The SHA-256 of the bytes the browser printed, under `--provenance`; set on success only. */
   sha256?: string;
+  /** The page's archive beside the PDF, under `--archive`; set on success only, when it was saved. */
+  archive?: SavedArchive;
   /** The failure as one line of text (`errorText`); set on error only. */
   error?: string;
   /** The last try's error as thrown, for the run's observers (its kind, whether it may pass); on error only. */
@@ -29,12 +31,25 @@ export interface RowOutcome {
   timestamp: string;
 }
 
-/** What a row's work wrote: its PDF's name and, under `--provenance`, the SHA-256 of the printed bytes. */
+/**
+ * What a row's work wrote: its PDF's name and, under `--provenance`, the SHA-256 of the printed bytes; under
+ * `--archive`, the page's archive beside it.
+ */
 export interface SavedPdf {
   /** The PDF's file name (not a path). */
   file: string;
   /** Lowercase hex, of the bytes the browser printed (the PDF's start); under `--provenance` only. */
   sha256?: string;
+  /** Under `--archive`, when the page's archive was saved (not for a page over its cap). */
+  archive?: SavedArchive;
+}
+
+/** A page's archive saved beside its PDF (`--archive`). */
+export interface SavedArchive {
+  /** Its file name (not a path). */
+  file: string;
+  /** Its SHA-256, lowercase hex. */
+  sha256: string;
 }
 
 /** When and how often a failed row is tried again. */
@@ -74,11 +89,12 @@ export async function tryRow({ work, logger, name, where, retry, signal, stopReq
   const tries = 1 + (retry?.retries ?? 0);
   for (let attempt = 1;; attempt++) {
     try {
-      const { file, sha256 } = await work();
+      const { file, sha256, archive } = await work();
       return {
         status: "success",
         pdf_file: file,
         ...(sha256 !== undefined ? { sha256 } : {}),
+        ...(archive !== undefined ? { archive } : {}),
         timestamp: localTimestamp(),
       };
     } catch (error) {

@@ -116,6 +116,30 @@ Deno.test("runRows", async (t) => {
       assert.equal(outcome.results[0]?.sha256, sha256);
     });
 
+    await t.step(
+      "a page's archive (under --archive) follows the PDF in its saved line and its outcome",
+      async () => {
+        await fresh();
+        const archive = { file: "001 a.mhtml", sha256: "cd".repeat(32) };
+        const outcome = await runRows(options(rows("a", "b"), {
+          process: (_row, index) =>
+            Promise.resolve(
+              index === 1
+                ? { file: "001 a.pdf", sha256: "ab".repeat(32), archive }
+                : { file: "002 b.pdf", archive: { ...archive, file: "002 b.mhtml" } },
+            ),
+        }));
+        const saved = records.map(messageOf).filter((message) => message.includes(": saved "));
+        assert.deepEqual(saved, [
+          `Row 1/2 (name a): saved 001 a.pdf (SHA-256 ${
+            "ab".repeat(32)
+          }), archive 001 a.mhtml (SHA-256 ${archive.sha256})`,
+          `Row 2/2 (name b): saved 002 b.pdf, archive 002 b.mhtml (SHA-256 ${archive.sha256})`,
+        ]);
+        assert.deepEqual(outcome.results[0]?.archive, archive);
+      },
+    );
+
     await t.step("afterRow runs between rows, after failures too, but not after the last", async () => {
       await fresh();
       await runRows(options(rows("a", "bad-b", "c"), {
