@@ -11,7 +11,7 @@
  *
  * Each name has a fixed prefix and a fixed suffix, which is why no other Windows rule needs handling:
  * the names start with "NNN ", "ctg_port_", "stop_", "port_tracking_", "shipment_tracking_" or "." and
- * end in ".pdf", ".html", ".log", ".csv", ".txt" or ".partial", so none can be "." or "..", a reserved
+ * end in ".pdf", ".mhtml", ".html", ".log", ".csv", ".txt" or ".partial", so none can be "." or "..", a reserved
  * device name (CON, NUL, COM1, … with or without an extension) or end in a dot or a space.
  *
  * Every function takes the OS whose rules apply as its last parameter, `Deno.build.os` by default:
@@ -142,6 +142,21 @@ export function pdfFileName(
     ([inv, num]) => `${prefix} ${inv} ${num}.pdf`,
     os,
   );
+}
+
+/**
+ * The name of a PDF's MHTML archive beside it (`--archive mhtml`): the PDF's name with ".mhtml" for ".pdf", so
+ * that it follows the PDF's name whatever the PDF's name is. When that would exceed 255 UTF-8 bytes (a PDF's
+ * name within 2 bytes of the limit), the name before the extension is cut at its end on a character boundary.
+ *
+ * @example
+ * ```ts
+ * archiveFileName("001 INV-1 MSCU1234567.pdf"); // "001 INV-1 MSCU1234567.mhtml"
+ * ```
+ */
+export function archiveFileName(pdfFile: string, os: FileNameOs = Deno.build.os): string {
+  const stem = pdfFile.replace(/\.pdf$/, "");
+  return fitName([stem], ".mhtml".length, ([name]) => `${name}.mhtml`, os);
 }
 
 /**

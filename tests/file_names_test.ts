@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  archiveFileName,
   type FileNameOs,
   MAX_FILE_NAME_BYTES,
   partialFileName,
@@ -359,10 +360,42 @@ Deno.test("partialFileName", async (t) => {
   });
 });
 
+Deno.test("archiveFileName", async (t) => {
+  await t.step("the PDF's name with .mhtml", () => {
+    assert.equal(archiveFileName("001 INV-1 MSCU1234567.pdf"), "001 INV-1 MSCU1234567.mhtml");
+    assert.equal(archiveFileName('003 INV "3" MSCU9900003.pdf', "linux"), '003 INV "3" MSCU9900003.mhtml');
+  });
+
+  await t.step("within 255 bytes for any PDF name, cut at its end on a character boundary", () => {
+    for (
+      const invoice of ["請".repeat(75), "請".repeat(90), "😀".repeat(300), "é".repeat(300), "I".repeat(300)]
+    ) {
+      for (const number of ["MSCU1234567", "請".repeat(90), "😀"]) {
+        const pdf = pdfFileName(1, invoice, number);
+        const name = archiveFileName(pdf);
+        assertSafeName(name);
+        assertWellFormed(name);
+        assert.ok(bytes(name) <= MAX_FILE_NAME_BYTES, name);
+        assert.ok(name.endsWith(".mhtml") && name.startsWith("001 "), name);
+        // The PDF's name before its extension, whole or cut at its end by the 2 bytes ".mhtml" adds.
+        assert.ok(pdf.startsWith(name.slice(0, -".mhtml".length)), name);
+        assert.ok(bytes(pdf) - 4 - (bytes(name) - 6) <= 2 + 3, name);
+        // Its own partial name fits too.
+        assertSafeName(partialFileName(name, 4_294_967_295));
+      }
+    }
+  });
+
+  await t.step("names that fit are kept whole", () => {
+    const pdf = pdfFileName(1, "I".repeat(120), "C".repeat(120)); // 249 bytes: 251 as .mhtml
+    assert.equal(archiveFileName(pdf), pdf.replace(/\.pdf$/, ".mhtml"));
+  });
+});
+
 Deno.test("no name can be a Windows device name or end in a dot or a space", async (t) => {
   // Every name has a fixed prefix ("NNN ", "ctg_port_", "stop_", "port_tracking_", "shipment_tracking_",
-  // ".") and a fixed suffix (".pdf", ".html", ".log", ".csv", ".txt", ".partial"): whatever the values,
-  // the part before the first dot never is one of these names and the last character is a letter.
+  // ".") and a fixed suffix (".pdf", ".mhtml", ".html", ".log", ".csv", ".txt", ".partial"): whatever the
+  // values, the part before the first dot never is one of these names and the last character is a letter.
   const devices = [
     "CON",
     "PRN",
@@ -387,6 +420,7 @@ Deno.test("no name can be a Windows device name or end in a dot or a space", asy
       pdfFileName(1, "", value, os),
       pdfFileName(1, value, "", os),
       partialFileName(pdf, 7, os),
+      archiveFileName(pdf, os),
       tempHtmlFileName(value, 1, value, os),
       tempHtmlFileName("", 1, value, os),
       shipmentLogFileName(value, os),
