@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import { isDevToolsAddress } from "../devtools_address.ts";
 import { UsageError } from "../errors.ts";
 import {
+  type ArchiveFormat,
   DEFAULT_PORT_URL,
   type JobKind,
   type OptionName,
@@ -73,6 +74,11 @@ export interface CommonConfig {
    * timestamped by the first that answers. Empty when not given.
    */
   tsaUrls: readonly string[];
+  /**
+   * `--archive` or CAPTURE_ARCHIVE: the format each printed page is also saved in beside its PDF (`mhtml`);
+   * unset means none.
+   */
+  archive?: ArchiveFormat;
   /** `--report` or CAPTURE_REPORT: where the run's HTML report goes; unset means no report. */
   reportFile?: string;
   /** `--summary-json` or CAPTURE_SUMMARY_JSON: where the run's JSON summary goes; unset means none. */
@@ -197,6 +203,7 @@ function parseCommand<C>(
   if (values.chromePath !== undefined) config.chromePath = values.chromePath;
   if (values.browserUrl !== undefined) config.browserUrl = values.browserUrl;
   if (values.userAgent !== undefined) config.userAgent = values.userAgent;
+  if (values.archive !== undefined) config.archive = values.archive;
   if (values.report !== undefined) config.reportFile = values.report;
   if (values.summaryJson !== undefined) config.summaryFile = values.summaryJson;
   if (values.metricsFile !== undefined) config.metricsFile = values.metricsFile;

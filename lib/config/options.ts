@@ -41,6 +41,12 @@ export const MAX_CONCURRENCY = 16;
 /** The most `--retries` allows: eleven tries of a row are already more than any hiccup needs. */
 export const MAX_RETRIES = 10;
 
+/** What `--archive` may save each printed page as. */
+export const ARCHIVE_FORMATS = ["mhtml"] as const;
+
+/** A format of `--archive`. */
+export type ArchiveFormat = typeof ARCHIVE_FORMATS[number];
+
 /** The default `{port_url}`. */
 export const DEFAULT_PORT_URL = "https://cpatos.gov.bd/pcs";
 
@@ -268,6 +274,19 @@ export const OPTIONS = {
     readme:
       "an RFC 3161 timestamp authority, repeatable (later ones when earlier ones fail): each PDF gets a " +
       "PAdES document timestamp; implies `--provenance` ([evidence](#evidence))",
+  },
+  archive: {
+    flag: "--archive",
+    variable: "CAPTURE_ARCHIVE",
+    jobs: "both",
+    kind: "string",
+    arg: "FORMAT",
+    parse: (text: string, name: string) => oneOf(name, text, ARCHIVE_FORMATS),
+    help: "mhtml: save each printed page as MHTML beside its PDF (none over 25 MB)",
+    defaultText: "none",
+    readme: "`mhtml`: the printed page with its frames as MHTML beside its PDF (same name, `.mhtml`), its " +
+      "SHA-256 in the `saved` line and under `--provenance` in `capture.json`; a page over 25 MB is saved " +
+      "without it, with a warning ([evidence](#evidence))",
   },
   report: {
     flag: "--report",

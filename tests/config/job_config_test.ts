@@ -560,6 +560,23 @@ Deno.test("job_config: --wait-until", async (t) => {
   });
 });
 
+Deno.test("job_config: --archive", async (t) => {
+  await t.step("none by default, for both jobs; mhtml by flag or CAPTURE_ARCHIVE, any letter case", () => {
+    assert.equal("archive" in port(BASE), false);
+    assert.equal("archive" in shipment([...BASE, ...JOB_A_FLAGS]), false);
+    assert.equal(port([...BASE, "--archive", "mhtml"]).archive, "mhtml");
+    assert.equal(shipment([...BASE, ...JOB_A_FLAGS, "--archive=MHTML"]).archive, "mhtml");
+    assert.equal(port(BASE, { CAPTURE_ARCHIVE: "mhtml" }).archive, "mhtml");
+  });
+
+  await t.step("any other format is a one-line UsageError naming the option and the choice", () => {
+    for (const value of ["warc", "", "mht"]) {
+      assertUsageError(() => port([...BASE, `--archive=${value}`]), "--archive", "mhtml");
+    }
+    assertUsageError(() => port(BASE, { CAPTURE_ARCHIVE: "wacz" }), "--archive", '"wacz"');
+  });
+});
+
 Deno.test("job_config: --verify, --fail-on-text and --user-agent", async (t) => {
   await t.step("off, none and the browser's own by default, for both jobs", () => {
     for (const config of [port(BASE), shipment([...BASE, ...JOB_A_FLAGS])]) {

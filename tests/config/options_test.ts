@@ -94,6 +94,7 @@ const SAMPLES: Partial<Record<OptionName, [text: string, value: unknown]>> = {
   userAgent: ["capture-jobs/1 (ops@example.com)", "capture-jobs/1 (ops@example.com)"],
   report: ["out/run report.html", "out/run report.html"],
   tsaUrl: ["http://tsa.example/tsr", ["http://tsa.example/tsr"]],
+  archive: ["MHTML", "mhtml"],
   summaryJson: ["out/summary.json", "out/summary.json"],
   metricsFile: ["/var/lib/node-exporter/capture.prom", "/var/lib/node-exporter/capture.prom"],
   pingUrl: ["https://hc-ping.example/5f1c0e1e", "https://hc-ping.example/5f1c0e1e"],
