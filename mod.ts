@@ -17,7 +17,8 @@
  * Besides the jobs, the module exports what a caller builds its own runs from: the browser layer's face
  * ({@linkcode Browser}, {@linkcode BrowserSupervisor}, {@linkcode Tab}, {@linkcode printPdfFile},
  * {@linkcode UrlPolicy}), the job-server client, the CSV readers, the file names, the errors, and
- * {@linkcode checkProvenance}, which reads a captured PDF's provenance back. Everything
+ * {@linkcode checkProvenance}, which reads a captured PDF's provenance back, and {@linkcode checkDocTimestamp},
+ * which checks its document timestamp. Everything
  * else in `lib/` is internal and may change without notice.
  *
  * @module
@@ -45,8 +46,10 @@ export {
 // The job server.
 export { JobServerClient, type JobServerClientOptions } from "./lib/job_server/client.ts";
 
-// Evidence: whether a PDF written under --provenance still holds the bytes the browser printed.
+// Evidence: whether a PDF written under --provenance still holds the bytes the browser printed, and whether
+// the document timestamp of --tsa-url holds.
 export { checkProvenance } from "./lib/provenance/pdf_provenance.ts";
+export { checkDocTimestamp } from "./lib/provenance/doc_timestamp_check.ts";
 
 // Input and output.
 export { type PortRow, readPortRows, readShipmentRows, type ShipmentRow } from "./lib/csv/rows.ts";

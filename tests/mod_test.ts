@@ -25,6 +25,7 @@ const FUNCTIONS = [
   "pdfFileName",
   "stopFileName",
   "checkProvenance",
+  "checkDocTimestamp",
 ] as const;
 
 const CLASSES = ["Browser", "BrowserSupervisor", "Tab", "UrlPolicy", "JobServerClient"] as const;
@@ -97,7 +98,7 @@ interface DocSymbol {
   }[];
 }
 
-Deno.test("mod.ts: at most 35 names, each (and each public member of its classes) with JSDoc", async () => {
+Deno.test("mod.ts: at most 36 names, each (and each public member of its classes) with JSDoc", async () => {
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["doc", "--json", "mod.ts"],
     cwd: ROOT,
@@ -109,7 +110,7 @@ Deno.test("mod.ts: at most 35 names, each (and each public member of its classes
     nodes: Record<string, { symbols: DocSymbol[] }>;
   };
   const symbols = Object.entries(doc.nodes).find(([url]) => url.endsWith("/mod.ts"))![1].symbols;
-  assert.ok(symbols.length <= 35, `${symbols.length} names`);
+  assert.ok(symbols.length <= 36, `${symbols.length} names`);
   const undocumented = symbols.flatMap((symbol) =>
     symbol.declarations.flatMap((declaration) => [
       ...(declaration.jsDoc?.doc ? [] : [symbol.name]),
