@@ -175,3 +175,9 @@ export const TAB_HEALTH_MS = 3_000;
  * up with a warning, and never fails its row.
  */
 export const THUMBNAIL_MS = 10_000;
+
+/**
+ * Deadline of a page's MHTML archive (`--archive`): Chromium serializes a large page for tens of seconds on a
+ * loaded 2-core host, as it prints one (docs/chromium_notes.md#an-mhtml-snapshot-comes-in-one-message).
+ */
+export const ARCHIVE_TIMEOUT_MS = 120_000;

@@ -312,6 +312,19 @@ export class Tab {
   }
 
   /**
+   * The page the tab shows now, with its frames and the resources they loaded, as one MHTML document
+   * (`Page.captureSnapshot`), within `timeoutMs`. It comes whole in one DevTools message, which Chromium never
+   * sends when it is over 256 MiB: the call then runs out of time, and the connection goes on
+   * (docs/chromium_notes.md#an-mhtml-snapshot-comes-in-one-message).
+   */
+  async snapshot(timeoutMs: number): Promise<string> {
+    await this.#capturing;
+    this.#session.doing("saving the page as MHTML");
+    const label = "Saving the page as MHTML";
+    return (await this.#send("Page.captureSnapshot", { format: "mhtml" }, timeoutMs, label)).data;
+  }
+
+  /**
    * What the tab refused since the last call (requests, the page's attempts to leave, popups, downloads),
    * and starts counting anew: the job logs it once per row.
    */
