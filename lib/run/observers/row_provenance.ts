@@ -9,7 +9,12 @@
 import type { Browser, BrowserVersion } from "../../browser/browser.ts";
 import type { CommonConfig } from "../../config/job_config.ts";
 import { offsetTimestamp } from "../../provenance/capture_time.ts";
-import type { PageRecord, RecordedJob, RequestRecord } from "../../provenance/capture_record.ts";
+import type {
+  ArchiveRecord,
+  PageRecord,
+  RecordedJob,
+  RequestRecord,
+} from "../../provenance/capture_record.ts";
 import { appendProvenance } from "../../provenance/pdf_update.ts";
 import type { JobLogger } from "../shell/job_log.ts";
 import { VERSION } from "../shell/job_runner.ts";
@@ -55,11 +60,17 @@ export function pageRecord({ url, status, headers, remote, tls }: AnsweredDocume
 
 /**
  * `--provenance` as an observer of the run: each try's record filled in from what the job tells the seam (its
- * own requests, the pages it prints), appended after the printed bytes, its SHA-256 given to the row's
- * `saved` line; the run's account logged once no row is left. `job` is the name the records give the job.
+ * own requests, the pages it prints) and, under `--archive`, the page's archive (`archiveOf`), appended after
+ * the printed bytes, its SHA-256 given to the row's `saved` line; the run's account logged once no row is left.
+ * `job` is the name the records give the job.
  */
-export function provenanceObserver(config: CommonConfig, job: RecordedJob, logger: JobLogger): RowObserver {
-  const run = new RunProvenance(config, job);
+export function provenanceObserver(
+  config: CommonConfig,
+  job: RecordedJob,
+  logger: JobLogger,
+  archiveOf?: ArchiveOf,
+): RowObserver {
+  const run = new RunProvenance(config, job, archiveOf);
   return {
     readsAnswers: true,
     tryIn({ browser, slot, row }) {
@@ -76,22 +87,32 @@ export function provenanceObserver(config: CommonConfig, job: RecordedJob, logge
   };
 }
 
+/**
+ * The archive of a row's try in progress (`--archive`) as its record gives it, asked for when the record is
+ * appended (after the print); undefined when there is none.
+ */
+export type ArchiveOf = (row: RowFacts) => ArchiveRecord | undefined;
+
 /** The provenance of a run's rows, and the time their updates took. */
 export class RunProvenance {
   readonly #config: CommonConfig;
   readonly #job: RecordedJob;
+  readonly #archiveOf: ArchiveOf | undefined;
   /** How long each row's update took, in ms: the work it adds to its row's path. */
   readonly #updateMs: number[] = [];
 
-  constructor(config: CommonConfig, job: RecordedJob) {
+  /** `archiveOf` gives each row's archive under `--archive`. */
+  constructor(config: CommonConfig, job: RecordedJob, archiveOf?: ArchiveOf) {
     this.#config = config;
     this.#job = job;
+    this.#archiveOf = archiveOf;
   }
 
   /** The provenance of one try at `row`, captured in a tab of `browser`, the run's browser number `slot`. */
   forRow(browser: Pick<Browser, "version">, slot: number, row: RowFacts): RowProvenance {
     const updated = (ms: number) => this.#updateMs.push(ms);
-    return new RowProvenance({ config: this.#config, job: this.#job, updated }, { browser, slot }, row);
+    const run = { config: this.#config, job: this.#job, updated, archiveOf: this.#archiveOf };
+    return new RowProvenance(run, { browser, slot }, row);
   }
 
   /** The run's account of its updates in one line: how many, and how long each took. */
@@ -107,6 +128,8 @@ interface RunContext {
   job: RecordedJob;
   /** Told how long the row's update took, in ms. */
   updated(ms: number): void;
+  /** Under `--archive`. */
+  archiveOf: ArchiveOf | undefined;
 }
 
 /** The provenance of one try at a row, filled in as the job captures it. */
@@ -145,8 +168,9 @@ export class RowProvenance {
     return async (printed) => {
       const { product, userAgent } = await this.#browser;
       const started = performance.now();
-      const { config, job } = this.#run;
+      const { config, job, archiveOf } = this.#run;
       const row = this.#row;
+      const archive = archiveOf?.(row);
       const { pdf, printed: digest } = await appendProvenance(printed, {
         title: `${row.invoice} ${row.number}`,
         subject: pages[0]?.url ?? "",
@@ -172,6 +196,7 @@ export class RowProvenance {
             verify: config.verify,
             taggedPdf: config.taggedPdf,
           },
+          ...(archive === undefined ? {} : { archive }),
         },
       });
       this.#sha256 = digest.sha256;

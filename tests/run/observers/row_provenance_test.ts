@@ -1,8 +1,8 @@
 // A row's provenance (RunProvenance, RowProvenance) on a PDF printed by the real Chromium of this machine: the
 // record the jobs append (the row, its pages and requests, the browser, the options), the SHA-256 of the
-// saved line, each try's requests its own, and the run's account of the time the updates took; and the record
-// of an answer (pageRecord): the headers kept, and the connection the browser told. Time bounds: see
-// tests/helpers/browser_fixture.ts.
+// saved line, each try's requests its own, the archive under --archive, and the run's account of the time the
+// updates took; and the record of an answer (pageRecord): the headers kept, and the connection the browser
+// told. Time bounds: see tests/helpers/browser_fixture.ts.
 import assert from "node:assert/strict";
 import { type Command, parsePortCommand, type PortConfig } from "../../../lib/config/job_config.ts";
 import { checkProvenance } from "../../../lib/provenance/pdf_provenance.ts";
@@ -171,4 +171,31 @@ Deno.test("RunProvenance: the record of each try, its SHA-256, and the run's acc
     assert.match(userAgent, /HeadlessChrome\//);
     assert.equal((verdict as Extract<typeof verdict, { status: "intact" }>).record.userAgent, userAgent);
   });
+
+  await t.step(
+    "under --archive the record gives the archive of the row's try, read when it is appended",
+    async () => {
+      const archive = { file: "003 INV-1 MSCU1234567.mhtml", bytes: 3094, sha256: "ab".repeat(32) };
+      let written: typeof archive | undefined;
+      const run = new RunProvenance(
+        portConfig("--provenance", "--archive=mhtml"),
+        "port-tracking",
+        (row) => row === ROW ? written : undefined,
+      );
+      const row = run.forRow(fixture.browser, 1, ROW);
+      const amend = row.atPrint([pageRecord(PAGE)]);
+      // The archive is written once the print is done, after the record's capture time and before its update.
+      written = archive;
+      const verdict = await checkProvenance(new Uint8Array([...printed, ...await amend(printed)]));
+      assert.equal(verdict.status, "intact");
+      assert.deepEqual((verdict as Extract<typeof verdict, { status: "intact" }>).record.archive, archive);
+
+      // A page over the cap has none: no key at all.
+      written = undefined;
+      const bare = await checkProvenance(
+        new Uint8Array([...printed, ...await run.forRow(fixture.browser, 1, ROW).atPrint([])(printed)]),
+      );
+      assert.equal("archive" in (bare as Extract<typeof bare, { status: "intact" }>).record, false);
+    },
+  );
 });
