@@ -69,6 +69,11 @@ export function provenanceLines(record: CaptureRecord): string[] {
       record.browserSlot === undefined ? "" : ` (browser ${record.browserSlot} of the run)`
     }`,
     `printed: ${record.printed.bytes} bytes, SHA-256 ${record.printed.sha256}`,
+    ...(record.archive === undefined ? [] : [
+      `archive: ${
+        JSON.stringify(record.archive.file)
+      }, ${record.archive.bytes} bytes, SHA-256 ${record.archive.sha256}`,
+    ]),
   ].map((line) => `  ${line}`);
 }
 

@@ -1,6 +1,6 @@
 // deno task verify-pdf, run as the operator runs it (a subprocess with --allow-read only), on PDFs the real
 // Chromium of this machine printed and appendProvenance updated: an intact file passes and shows its provenance,
-// each page with its connection (address, TLS protocol, certificate) from schema @3 on;
+// each page with its connection (address, TLS protocol, certificate) and the page's archive from schema @3 on;
 // one byte changed inside the printed bytes, or a PDF without provenance, fails naming the file; no argument
 // prints the usage line. With a document timestamp from the test TSA (fixtures/tsa.ts): its time, its authority
 // and what it proves and does not, with and without --tsa-ca; a changed token, a signer that does not chain to
@@ -108,6 +108,19 @@ Deno.test("deno task verify-pdf", async (t) => {
         "  request: POST https://port.example/pcs/form → 200",
       ]);
     }
+  });
+
+  await t.step("the page's archive (--archive): its name, length and SHA-256 after the printed bytes", () => {
+    const record: CaptureRecord = {
+      ...provenanceFor("003 INV-1 MSCU1234567.pdf").record,
+      schema: "capture-jobs/provenance@3",
+      printed: { bytes: printed.length, sha256: "0".repeat(64) },
+      archive: { file: "003 INV-1 MSCU1234567.mhtml", bytes: 3094, sha256: "ab".repeat(32) },
+    };
+    assert.deepEqual(provenanceLines(record).slice(-2), [
+      `  printed: ${printed.length} bytes, SHA-256 ${"0".repeat(64)}`,
+      `  archive: "003 INV-1 MSCU1234567.mhtml", 3094 bytes, SHA-256 ${"ab".repeat(32)}`,
+    ]);
   });
 
   await t.step("one byte changed inside the printed bytes: exit 1, naming the file", async () => {
