@@ -62,6 +62,11 @@ export interface Failure {
    * same rule makes a finished run's summary `retryable` (docs/operations.md, "Watching runs").
    */
   retried: boolean;
+  /**
+   * Whether a later run may pass it, where that is not what `retried` says: a row that got no timestamp is not
+   * tried again by its run (the page is not captured again), but the authorities may answer a later one.
+   */
+  mayPass?: boolean;
   /** Its kind in the run summary's `failuresByKind` (the closed list of docs/operations.md). */
   kind: FailureKind;
 }

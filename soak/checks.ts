@@ -16,11 +16,12 @@ import { pdfFileName } from "../lib/file_names.ts";
 import { escapeHtml } from "../lib/report/html_text.ts";
 import { JOB_COMMANDS } from "../lib/config/options.ts";
 import type { RowStatus } from "../lib/run/rows/row_result.ts";
-import type { DrawnRow, SoakPlan } from "./draw.ts";
+import { type DrawnRow, type SoakPlan, withProvenance } from "./draw.ts";
 import { type JobRunRecord, type RssSample, type RunFolder, WAITS_FOR_POOL } from "./job_run.ts";
 import { firstTryFailure, type LoggedEnd, loggedEnds, retriedTries, rowLineIndexes } from "./log_lines.ts";
 import { exitCodeFor, type Prediction, type RowPrediction } from "./model.ts";
 import type { RunState } from "./run_state.ts";
+import { checkTimestamps } from "./timestamp_checks.ts";
 import { checkWatch } from "./watch_checks.ts";
 
 /** Everything one check of a run looks at. */
@@ -39,6 +40,8 @@ export interface RunEvidence {
   folder: RunFolder;
   /** The run's `--ping-url`, when drawn. */
   pingUrl?: string;
+  /** The run's `--tsa-url`s, in order, when drawn. */
+  tsaUrls?: readonly string[];
 }
 
 /** Job B's growth bound: the job's RSS from row 1,000 to the end of a long run. */
@@ -57,6 +60,7 @@ export function checkRun(evidence: RunEvidence): string[] {
     ...checkPoolWait(evidence.record),
     ...checkPdfs(evidence, ends),
     ...checkProvenances(evidence, ends),
+    ...checkTimestamps(evidence, ends, stopped),
     ...checkReport(evidence, ends, stopped),
     ...checkWatch(evidence, ends),
     ...checkLeftovers(evidence.state),
@@ -220,15 +224,16 @@ function checkPdfs({ plan, state, secret }: RunEvidence, ends: LoggedEnd[]): str
 }
 
 /**
- * Under `--provenance`, every PDF carries an intact capture record of its own row, whose printed bytes hash as
- * the row's saved line says; without it, no PDF carries one (the spec's PDF is what Chromium printed).
+ * Under `--provenance` (or `--tsa-url`, which implies it), every PDF carries an intact capture record of its own
+ * row, whose printed bytes hash as the row's saved line says; without it, no PDF carries one (the spec's PDF is
+ * what Chromium printed).
  */
 function checkProvenances({ plan, state }: RunEvidence, ends: LoggedEnd[]): string[] {
   const problems: string[] = [];
   const byName = new Map(plan.rows.map((row) => [pdfName(row), row] as const));
   const saved = new Map(ends.filter((end) => !end.present).map((end) => [end.index, end.sha256] as const));
   for (const [name, verdict] of state.provenance) {
-    if (!plan.options.provenance) {
+    if (!withProvenance(plan.options)) {
       if (verdict.status !== "none") problems.push(`PDF ${name} carries provenance without --provenance`);
       continue;
     }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { JobServerMode, KillCase } from "../fixtures/sandbox.ts";
+import type { TsaMode } from "../fixtures/tsa.ts";
 import type { JobKind } from "../lib/config/option_types.ts";
 import { type Behaviour, behavioursOf, FAIL_ON_TEXT, KILL_BEHAVIOURS, NORMAL } from "./behaviours.ts";
 import { Prng } from "./prng.ts";
@@ -14,6 +15,19 @@ import { Prng } from "./prng.ts";
  * (down: nothing listens at the URL's port).
  */
 export type PingMonitor = "ok" | "error-503" | "down";
+
+/** A timestamp authority that fails, as the soak's test TSA plays it (`fixtures/tsa.ts`): every mode but `ok`. */
+export type FailingTsa = Exclude<TsaMode, "ok">;
+
+/**
+ * The `--tsa-url`s of a run, in the order the job is given them: the failing authorities first, then the test
+ * TSA's own unless `good` is false. Without a good one, every row that would have saved a PDF fails instead,
+ * kind `timestamp`, after `--retries` more rounds of the failing ones.
+ */
+export interface DrawnTsa {
+  failing: FailingTsa[];
+  good: boolean;
+}
 
 /** One drawn row. */
 export interface DrawnRow {
@@ -55,6 +69,8 @@ export interface DrawnOptions {
   metricsFile: boolean;
   /** Set: `--ping-url` at a check of the run's own, on the sandbox's monitor answering so. */
   ping?: PingMonitor;
+  /** Set: `--tsa-url` at the soak's test TSA, as drawn (it implies `--provenance`). */
+  tsa?: DrawnTsa;
 }
 
 /** One soak run, as drawn. */
@@ -109,6 +125,27 @@ const PING_MONITORS: readonly (readonly [PingMonitor, number])[] = [
   ["down", 10],
 ];
 
+/** How often a run has `--tsa-url`. */
+const TSA_CHANCE = 0.3;
+
+/**
+ * The `--tsa-url`s of a run that has the option: the good authority alone, a failing one asked before it, or
+ * (rarely) only failing ones, one or two.
+ */
+const TSA_LISTS: readonly (readonly ["good" | "failing first" | "failing only", number])[] = [
+  ["good", 55],
+  ["failing first", 30],
+  ["failing only", 15],
+];
+
+/** How a failing authority fails: each as a real one does (`fixtures/tsa.ts`). */
+const FAILING_TSAS: readonly (readonly [FailingTsa, number])[] = [
+  ["error-500", 1],
+  ["wrong-nonce", 1],
+  ["bad-signature", 1],
+  ["rejected", 1],
+];
+
 /** How often a `--pool` run loses the member serving it. */
 const MEMBER_LOSS_CHANCE = 0.5;
 
@@ -121,6 +158,11 @@ const JOB_SERVER_MODES: readonly (readonly [JobServerMode, number])[] = [
   ["error-500", 15],
   ["slow", 15],
 ];
+
+/** Whether a run's PDFs carry their capture record: `--provenance`, or `--tsa-url`, which implies it. */
+export function withProvenance(options: DrawnOptions): boolean {
+  return options.provenance || options.tsa !== undefined;
+}
 
 /** Draws the run of `job` for `seed`. */
 export function drawRun(seed: number, job: JobKind, limits: DrawLimits): SoakPlan {
@@ -170,6 +212,7 @@ export function drawRun(seed: number, job: JobKind, limits: DrawLimits): SoakPla
   const drawnBrowsers = random.int(1, 3);
   if (!limits.pool) options.browsers = Math.min(drawnBrowsers, options.concurrency);
   drawWatch(new Prng(-1 - stream), options);
+  drawEvidence(new Prng(EVIDENCE_STREAMS - stream), options);
   const rows = behaviours.map((behaviour, i): DrawnRow => ({
     index: i + 1,
     behaviour,
@@ -191,6 +234,39 @@ function drawWatch(random: Prng, options: DrawnOptions): void {
   const ping = random.chance(PING_CHANCE);
   const monitor = random.weighted(PING_MONITORS);
   if (ping) options.ping = monitor;
+}
+
+/**
+ * Where the streams of {@linkcode drawEvidence} begin: the run's stream number below it, far from the runs' own
+ * (0 up) and the watch options' (-1 down) for any seed the soak is given.
+ */
+const EVIDENCE_STREAMS = -(2 ** 30);
+
+/**
+ * What a run adds to the evidence of each PDF, from a stream of its own (as the watch options'): every seed
+ * keeps the rest of its draw, with or without `--pool`. `--tsa-url`: the authorities' list and how a failing
+ * one fails are drawn for every run, so that what is drawn after them one day keeps its values too.
+ */
+function drawEvidence(random: Prng, options: DrawnOptions): void {
+  const tsa = random.chance(TSA_CHANCE);
+  const list = random.weighted(TSA_LISTS);
+  const first = random.weighted(FAILING_TSAS);
+  const second = random.weighted(FAILING_TSAS.filter(([mode]) => mode !== first));
+  const two = random.chance(0.5);
+  if (tsa) {
+    options.tsa = list === "good"
+      ? { failing: [], good: true }
+      : list === "failing first"
+      ? { failing: [first], good: true }
+      : { failing: two ? [first, second] : [first], good: false };
+  }
+}
+
+/** The authorities of a drawn `--tsa-url`, in a few words for the report. */
+function tsaWords(tsa: DrawnTsa): string {
+  if (tsa.failing.length === 0) return "tsa";
+  const failing = tsa.failing.join(" and ");
+  return tsa.good ? `tsa after ${failing}` : `tsa ${failing} only`;
 }
 
 /**
@@ -262,6 +338,8 @@ export function drawSummary(plan: SoakPlan): string {
     ...(options.jobServer === "ok" ? [] : [`job server ${options.jobServer}`]),
     ...(plan.pool ? ["pool of two"] : []),
     ...(plan.poolFullAtStart ? ["full at start"] : []),
+    // Last: the summaries before them read as they did.
+    ...(options.tsa === undefined ? [] : [tsaWords(options.tsa)]),
   ];
   const special = [...counts].map(([name, count]) => count > 1 ? `${name}×${count}` : name).join(" ");
   return `${parts.join(", ")}${special === "" ? "" : `; ${special}`}`;

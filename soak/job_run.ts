@@ -4,7 +4,8 @@
  * soak plays its part: it creates the stop file once the drawn row has ended, kills a renderer or the browser
  * when a kill page asks for it (or the pool member serving the run, once the lost-member rows all wait), and
  * samples the memory of the job and its browser tree. It keeps what the watch options leave outside the
- * folders: the metrics file's content before the run, and the pings the sandbox's monitor heard for the run.
+ * folders: the metrics file's content before the run, and the pings the sandbox's monitor heard for the run;
+ * and under `--tsa-url` the requests the soak's test TSA received during the run.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import {
   type Sandbox,
 } from "../fixtures/sandbox.ts";
 import { HOLD_PATH, type HoldingPhase } from "../fixtures/sandbox/holding_pages.ts";
+import type { TestTsa, TsaRequest } from "../fixtures/tsa.ts";
 import { PING_PREFIX } from "../fixtures/sandbox/monitor.ts";
 import { stopFileName } from "../lib/file_names.ts";
 import { collectText, jobCommandArgs, ROOT } from "../tests/helpers/job_process.ts";
@@ -86,6 +88,8 @@ export interface JobRunRecord {
   metricsBefore?: string;
   /** What the sandbox's monitor received for the run's `--ping-url` check during the run, in order. */
   pings: RecordedPing[];
+  /** Under `--tsa-url`, the requests the soak's test TSA received during the run, in order; else none. */
+  tsaRequests: TsaRequest[];
 }
 
 /** What a run needs from the soak. */
@@ -110,6 +114,8 @@ export interface JobRunInput {
    * path on a port nothing listens on.
    */
   pingUrl?: string;
+  /** `--tsa-url`, when drawn: the URLs of the soak's test TSA, in order (`authorities.ts`), and the TSA. */
+  tsa?: { urls: readonly string[]; server: Pick<TestTsa, "requests"> };
 }
 
 const POLL_MS = 25;
@@ -170,6 +176,7 @@ export function jobArgs(input: JobRunInput, csv: string): string[] {
     ...(options.summaryJson ? [`--summary-json=${folder.summary}`] : []),
     ...(options.metricsFile ? [`--metrics-file=${folder.metrics}`] : []),
     ...(input.pingUrl === undefined ? [] : [`--ping-url=${input.pingUrl}`]),
+    ...(input.tsa?.urls ?? []).map((url) => `--tsa-url=${url}`),
     ...(input.resume ? ["--resume"] : []),
     ...(input.pool ? [`--browser-url=${input.pool.wsUrl}`] : []),
   ];
@@ -257,6 +264,7 @@ async function runWatched(
   const pages = pageRequests(sandbox, plan.job);
   const pagesBefore = pages.length;
   const pingsBefore = sandbox.pings.length;
+  const tsaBefore = input.tsa?.server.requests.length ?? 0;
   const metricsBefore = await Deno.readTextFile(folder.metrics).catch(() => undefined);
   const startedAt = Date.now();
   const started = performance.now();
@@ -288,6 +296,7 @@ async function runWatched(
     endedAt: 0,
     ...(metricsBefore === undefined ? {} : { metricsBefore }),
     pings: [],
+    tsaRequests: [],
   };
   const byValue = new Map(plan.rows.map((row) => [row.value, row.index]));
   const browserTrees = (input.pool?.markers() ?? [folder.tmp]).map((marker) =>
@@ -349,6 +358,7 @@ async function runWatched(
   record.serverRequests = sandbox.requests.jobServer.slice(serverBefore).filter((r) => r.jobId === jobId);
   const check = input.pingUrl === undefined ? undefined : pingCheckOf(input.pingUrl);
   record.pings = sandbox.pings.slice(pingsBefore).filter((ping) => ping.check === check);
+  record.tsaRequests = input.tsa?.server.requests.slice(tsaBefore) ?? [];
   for (const request of pages.slice(pagesBefore)) {
     const index = byValue.get(rowValueOf(request, plan.job) ?? "");
     if (index !== undefined) record.rowRequests.set(index, (record.rowRequests.get(index) ?? 0) + 1);

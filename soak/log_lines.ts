@@ -1,5 +1,6 @@
 /**
- * Reading a job's log back: the lines that name a row ("Row 3/40 (…): …"), and how each row ended.
+ * Reading a job's log back: the lines that name a row ("Row 3/40 (…): …"), how each row ended, and the warnings
+ * of the timestamp requests that failed ("Row 3: Cannot get a timestamp from …").
  *
  * @module
  */
@@ -15,6 +16,15 @@ export interface LoggedEnd {
   error?: string;
   /** The printed bytes' SHA-256 its saved line gives (under `--provenance`). */
   sha256?: string;
+}
+
+/** One failed request for a timestamp, as the row's warning gives it. */
+export interface TimestampWarning {
+  index: number;
+  /** The authority's URL as the log shows it. */
+  url: string;
+  /** Why it failed. */
+  answer: string;
 }
 
 const ROW_LINE = /\bRow (\d+)\/\d+ \(/;
@@ -40,6 +50,16 @@ export function loggedEnds(log: string): LoggedEnd[] {
     if (match[4] !== undefined) return [{ index, status: "error", present: false, error: match[4] }];
     const sha256 = match[3] === undefined ? {} : { sha256: match[3] };
     return [{ index, status: "success", present: match[2]!.startsWith("already present"), ...sha256 }];
+  });
+}
+
+const TIMESTAMP_WARNING = /\bWARNING Row (\d+): Cannot get a timestamp from (\S+): (.*)$/;
+
+/** Every failed request for a timestamp the log warns of, in the order of the log. */
+export function timestampWarnings(log: string): TimestampWarning[] {
+  return log.split("\n").flatMap((line): TimestampWarning[] => {
+    const match = TIMESTAMP_WARNING.exec(line);
+    return match ? [{ index: Number(match[1]), url: match[2]!, answer: match[3]! }] : [];
   });
 }
 

@@ -1,13 +1,15 @@
 /**
  * The model: for a drawn run and what the soak did to it (which rows it killed, which requests the sandbox
  * had already answered, which PDFs a stopped run left), what the job must do: each row's status, the exit
- * code, and what the job server receives.
+ * code, and what the job server receives. Under a `--tsa-url` list without a good authority, every row that
+ * would have saved a PDF fails instead, kind `timestamp`, on the try that printed it.
  *
  * @module
  */
 import type { JobServerMode } from "../fixtures/sandbox.ts";
 import type { RowStatus } from "../lib/run/rows/row_result.ts";
 import type { FailureKind } from "../lib/run/watch/run_summary.ts";
+import { noTimestamp } from "./authorities.ts";
 import type { TryBudget } from "./behaviours.ts";
 import type { DrawnRow, SoakPlan } from "./draw.ts";
 
@@ -74,6 +76,8 @@ export const rowModel: RowModel = (row, budget) => row.behaviour.status(budget);
 
 /** Predicts a run that goes through all its rows. */
 export function predictRun(plan: SoakPlan, facts: RunFacts, model: RowModel = rowModel): Prediction {
+  const { tsa } = plan.options;
+  const stampless = tsa !== undefined && !tsa.good ? noTimestamp(tsa, plan.options.retries) : undefined;
   const rows = plan.rows.map((row): RowPrediction => {
     const present = facts.present.has(row.index);
     const budget: TryBudget = {
@@ -99,11 +103,27 @@ export function predictRun(plan: SoakPlan, facts: RunFacts, model: RowModel = ro
       ? row.behaviour.failure?.(budget)
       : undefined;
     if (failure !== undefined) {
-      prediction.failure = { reason: failure.reason, kind: failure.kind, mayPass: failure.retried };
+      prediction.failure = {
+        reason: failure.reason,
+        kind: failure.kind,
+        mayPass: failure.mayPass ?? failure.retried,
+      };
       // A browser killed while the row was in progress costs it a try that its own failure may not have, and
       // when that was its last try, the row ends with the browser's error.
       if (facts.browserKilled) prediction.failure.orBrowserGone = true;
       else prediction.failure.tries = failure.retried ? budget.retries + 1 : 1;
+    }
+    if (stampless !== undefined && !present && prediction.status === "success") {
+      // The try that printed the PDF is its last: its rounds of the authorities were its tries. That is the
+      // first when the row passes it without --tsa-url (and the browser was not killed in the run).
+      prediction.status = "error";
+      prediction.failure = { reason: stampless.reason, kind: stampless.kind, mayPass: true };
+      if (facts.browserKilled) prediction.failure.orBrowserGone = true;
+      else if (
+        prediction.firstTryFailure === undefined && model(row, { ...budget, retries: 0 }) === "success"
+      ) {
+        prediction.failure.tries = 1;
+      }
     }
     return prediction;
   });

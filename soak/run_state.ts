@@ -1,13 +1,14 @@
 /**
- * What a finished job process left behind: its PDFs (with their text and provenance), its report, its summary,
- * the job's metrics file (with what promtool finds in it), any other file in its output folder, a partial
- * file beside the summary or the metrics, anything in its TMPDIR, any process of its browser tree still alive,
- * and under `--pool` any session or browser of the run still in the pool.
+ * What a finished job process left behind: its PDFs (with their text, provenance and document timestamp), its
+ * report, its summary, the job's metrics file (with what promtool finds in it), any other file in its output
+ * folder, a partial file beside the summary or the metrics, anything in its TMPDIR, any process of its browser
+ * tree still alive, and under `--pool` any session or browser of the run still in the pool.
  *
  * @module
  */
 import { dirname, join } from "node:path";
 import { stopFileName } from "../lib/file_names.ts";
+import { checkDocTimestamp, type DocTimestampVerdict } from "../lib/provenance/doc_timestamp_check.ts";
 import { checkProvenance, type ProvenanceVerdict } from "../lib/provenance/pdf_provenance.ts";
 import { pdfText } from "../tests/helpers/job_process.ts";
 import { browserProcessesLeft } from "../tests/helpers/processes.ts";
@@ -21,6 +22,11 @@ export interface RunState {
   pdfs: Map<string, string>;
   /** PDF name → what `checkProvenance` finds in it (under `--provenance`, its capture record). */
   provenance: Map<string, ProvenanceVerdict>;
+  /**
+   * PDF name → what `checkDocTimestamp` finds in it (under `--tsa-url`, its document timestamp), trusting the
+   * soak's test TSA's CA.
+   */
+  timestamps: Map<string, DocTimestampVerdict>;
   /** Files in the output folder that are neither PDFs nor the stop file (a partial PDF, say). */
   otherOutputs: string[];
   /** Entries left in the job's TMPDIR (its run folder, a report file). */
@@ -42,26 +48,36 @@ export interface RunState {
   poolLeft: string[];
 }
 
-/**
- * Reads the state of `folder` after a run of job `jobId` (through `pool`, if given), its processes given
- * `processesEndMs` to end (`browserProcessesLeft`'s default when undefined).
- */
+/** Where a run's state is read besides its folder. */
+export interface StateSources {
+  /** `--pool`: the pool the run went through. */
+  pool?: SoakPool | undefined;
+  /** How long the run's processes get to end (`browserProcessesLeft`'s default when undefined). */
+  processesEndMs?: number | undefined;
+  /** The CA certificate (PEM) of the soak's test TSA: a document timestamp's signer must chain to it. */
+  tsaCaPem?: string | undefined;
+}
+
+/** Reads the state of `folder` after a run of job `jobId`. */
 export async function collectRunState(
   folder: RunFolder,
   jobId: string,
-  pool?: SoakPool,
-  processesEndMs?: number,
+  { pool, processesEndMs, tsaCaPem }: StateSources = {},
 ): Promise<RunState> {
   const pdfs = new Map<string, string>();
   const provenance = new Map<string, ProvenanceVerdict>();
+  const timestamps = new Map<string, DocTimestampVerdict>();
   const otherOutputs: string[] = [];
   for await (const entry of Deno.readDir(folder.out)) {
+    const path = join(folder.out, entry.name);
     if (entry.name.endsWith(".pdf") && entry.isFile) {
-      pdfs.set(
+      pdfs.set(entry.name, await pdfText(path).catch((error) => `unreadable: ${error}`));
+      const bytes = await Deno.readFile(path);
+      provenance.set(entry.name, await checkProvenance(bytes));
+      timestamps.set(
         entry.name,
-        await pdfText(join(folder.out, entry.name)).catch((error) => `unreadable: ${error}`),
+        await checkDocTimestamp(bytes, tsaCaPem === undefined ? {} : { trustedCaPem: tsaCaPem }),
       );
-      provenance.set(entry.name, await checkProvenance(await Deno.readFile(join(folder.out, entry.name))));
     } else if (entry.name !== stopFileName(jobId)) otherOutputs.push(entry.name);
   }
   const report = await Deno.readTextFile(folder.report).catch(() => undefined);
@@ -74,6 +90,7 @@ export async function collectRunState(
   return {
     pdfs,
     provenance,
+    timestamps,
     otherOutputs: otherOutputs.sort(),
     tmpLeft,
     processesLeft: await browserProcessesLeft(folder.tmp, processesEndMs),

@@ -3,16 +3,19 @@
  * draw stops it: the stopped run, then the same run with `--resume`), and check what it did against the
  * model and the invariants. Under `--pool` every run goes through one pool of two browserless instances
  * behind HAProxy, started for the whole soak, and half of them lose the member serving them. The runs of a
- * job that draw `--metrics-file` share one file for the whole soak, as a job's nightly runs do.
+ * job that draw `--metrics-file` share one file for the whole soak, as a job's nightly runs do. One test
+ * timestamp authority, started beside the sandbox, answers the runs that draw `--tsa-url`.
  *
  * @module
  */
 import { join } from "node:path";
 import { type Sandbox, startSandbox, writeLocalSecretFiles } from "../fixtures/sandbox.ts";
 import { PING_PREFIX, unreachablePingUrl } from "../fixtures/sandbox/monitor.ts";
+import { startTestTsa, type TestTsa } from "../fixtures/tsa.ts";
 import { JOB_COMMANDS } from "../lib/config/options.ts";
 import { stopFileName } from "../lib/file_names.ts";
 import type { JobKind } from "../lib/config/option_types.ts";
+import { tsaUrlsOf } from "./authorities.ts";
 import { JOB_LETTERS } from "./behaviours.ts";
 import { MAX_TIMER_MS } from "../lib/timings.ts";
 import { checkRun, jobRssGrowth, pdfName as pdfNameOf } from "./checks.ts";
@@ -87,6 +90,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRunResult[]> {
   // late its timer fires. The holds of the soak's own pages end on the soak's word (job_run.ts).
   await using sandbox = await startSandbox({ slowMs: MAX_TIMER_MS, fontDelayMs: 1000, localFileUrl });
   sandbox.jobServer.slowMs = MAX_TIMER_MS;
+  await using tsa = await startTestTsa();
   await using pool = options.pool ? await SoakPool.start() : undefined;
   const killedValues = new Set<string>();
   const results: SoakRunResult[] = [];
@@ -101,7 +105,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRunResult[]> {
           ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
         });
         const metrics = join(metricsDir, `${JOB_COMMANDS[job]}.prom`);
-        const result = await soakOne({ sandbox, plan, killedValues, options, pool, metrics });
+        const result = await soakOne({ sandbox, tsa, plan, killedValues, options, pool, metrics });
         results.push(result);
         options.onResult?.(result);
       }
@@ -116,6 +120,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakRunResult[]> {
 /** What one drawn run is soaked with. */
 interface SoakOne {
   sandbox: Sandbox;
+  /** The soak's test timestamp authority, for the runs that draw `--tsa-url`. */
+  tsa: TestTsa;
   plan: SoakPlan;
   /** Values whose kill was delivered already in this soak. */
   killedValues: Set<string>;
@@ -126,7 +132,7 @@ interface SoakOne {
 }
 
 async function soakOne(
-  { sandbox, plan, killedValues, options, pool, metrics }: SoakOne,
+  { sandbox, tsa, plan, killedValues, options, pool, metrics }: SoakOne,
 ): Promise<SoakRunResult> {
   const dir = await Deno.makeTempDir({ prefix: "soak-" });
   const folder: RunFolder = {
@@ -143,6 +149,7 @@ async function soakOne(
   sandbox.monitor.mode = plan.options.ping === "error-503" ? "error-503" : "ok";
   // A check of the run's own (both halves of a stop and resume ping it, as a cron line's runs do).
   const pingUrl = pingUrlOf(sandbox, plan);
+  const tsaUrls = plan.options.tsa === undefined ? undefined : tsaUrlsOf(tsa, plan.options.tsa);
   const started = performance.now();
   const discrepancies: string[] = [];
   const samples: RssSample[] = [];
@@ -164,6 +171,7 @@ async function soakOne(
       ...(poolFull ? { poolFull } : {}),
       ...(options.limitS === undefined ? {} : { limitS: options.limitS }),
       ...(pingUrl === undefined ? {} : { pingUrl }),
+      ...(tsaUrls === undefined ? {} : { tsa: { urls: tsaUrls, server: tsa } }),
     });
     // Kept beside the run's folders: a failing run's files are left for a look.
     await Deno.writeTextFile(
@@ -178,7 +186,12 @@ async function soakOne(
     const growth = jobRssGrowth(record.samples);
     if (growth !== undefined) jobRssGrowths.push(growth);
     killsMissed.push(...record.killsMissed);
-    return { record, prior, state: await collectRunState(folder, jobId, pool, options.processesEndMs) };
+    const state = await collectRunState(folder, jobId, {
+      pool,
+      processesEndMs: options.processesEndMs,
+      tsaCaPem: tsa.caCertPem,
+    });
+    return { record, prior, state };
   };
   const check = (
     { record, prior, state }: Awaited<ReturnType<typeof run>>,
@@ -196,6 +209,7 @@ async function soakOne(
       jobId,
       folder,
       ...(pingUrl === undefined ? {} : { pingUrl }),
+      ...(tsaUrls === undefined ? {} : { tsaUrls }),
     });
   };
 

@@ -286,6 +286,7 @@ function record(log: string[]): JobRunRecord {
     startedAt: 0,
     endedAt: 0,
     pings: [],
+    tsaRequests: [],
   };
 }
 
@@ -296,6 +297,7 @@ function state(plan: SoakPlan): RunState {
     provenance: new Map(
       plan.rows.map((row) => [pdfName(row), { status: "none", problem: "no capture.json" }]),
     ),
+    timestamps: new Map(plan.rows.map((row) => [pdfName(row), { status: "none" }])),
     otherOutputs: [],
     tmpLeft: [],
     processesLeft: [],

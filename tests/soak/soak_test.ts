@@ -65,8 +65,8 @@ Deno.test({
   // Job B seed 399: 8 rows, 2 at once, --retries 2, --verify and --fail-on-text, a stop after row 5 then
   // --resume, a renderer killed while loading, a report that says NO CONTAINER FOUND, another container's
   // report, a 404, a hostile <base href>. Job A seed 59: 6 rows, 3 at once, --retries 2, --wait-until ready,
-  // --verify, a stop after row 3 then --resume, a bot wall, a 404, a detail page answering 500, two hostile
-  // pages.
+  // --verify, a stop after row 3 then --resume, --tsa-url with a rejecting authority before the good one, a bot
+  // wall, a 404, a detail page answering 500, two hostile pages.
   // No row of theirs waits for what never comes (the failing ones fail at once), so the jobs' limits are ones
   // only a hang misses, at no cost.
   const results = [
@@ -84,14 +84,15 @@ Deno.test({
 }, async () => {
   // Job B, 3 rows each, one after another into the job's one metrics file: seed 176 (--fail-on-row-errors, a
   // 429 that passes on its retry: exit 0, the monitor answering), seed 9 (a 500 on every try: exit 3, the
-  // monitor down), seed 2308 (stopped after row 1, the monitor answering 503, then --resume: exit 0). Nothing
-  // of these draws waits for what never comes.
+  // monitor down), seed 79914 (one row at a time, stopped after row 1, the monitor answering 503, then
+  // --resume: exit 0; a FLAKY2 row that passes on its last retry, and --tsa-url). Nothing of these draws waits
+  // for what never comes.
   const metrics: [number, number, number | undefined][] = [];
   const sample = (text: string, name: string) =>
     new RegExp(`^${name}\\{capture_job="port-tracking"\\} (\\S+)$`, "m").exec(text)?.[1];
   const results = await runSoak({
     jobs: ["port"],
-    seeds: [176, 9, 2308],
+    seeds: [176, 9, 79914],
     rows: 3,
     limitS: AMPLE_S,
     afterJob: async (folder, plan) => {
@@ -107,10 +108,10 @@ Deno.test({
   assert.deepEqual(results.flatMap((result) => result.discrepancies), [], lines(results));
   assert.deepEqual(
     results.map((result) => [result.plan.seed, result.plan.options.ping]),
-    [[176, "ok"], [9, "down"], [2308, "error-503"]],
+    [[176, "ok"], [9, "down"], [79914, "error-503"]],
   );
   const [first, second, stopped, resumed] = metrics;
-  assert.deepEqual(metrics.map(([seed, code]) => [seed, code]), [[176, 0], [9, 3], [2308, 130], [2308, 0]]);
+  assert.deepEqual(metrics.map(([seed, code]) => [seed, code]), [[176, 0], [9, 3], [79914, 130], [79914, 0]]);
   assert.ok(first?.[2] !== undefined, "the first run succeeded");
   assert.equal(second?.[2], first[2], "exit 3 carries the success over");
   assert.equal(stopped?.[2], first[2], "a stopped run carries it over");

@@ -454,6 +454,7 @@ function record(log: string[]): JobRunRecord {
     startedAt: 0,
     endedAt: 0,
     pings: [],
+    tsaRequests: [],
   };
 }
 
@@ -465,6 +466,7 @@ function state(
   return {
     pdfs: new Map(pdfs.map(([row, text]) => [pdfName(row), text])),
     provenance,
+    timestamps: new Map(),
     ...(report === undefined ? {} : { report }),
     otherOutputs: [],
     tmpLeft: [],

@@ -186,10 +186,12 @@ function evidence(run: Run = {}): RunEvidence {
     endedAt: EXITED,
     ...(metricsBefore === undefined ? {} : { metricsBefore }),
     pings: run.pings ?? [ping("start", null), ping("exit", code, body)],
+    tsaRequests: [],
   };
   const state: RunState = {
     pdfs: new Map(),
     provenance: new Map(),
+    timestamps: new Map(),
     otherOutputs: [],
     tmpLeft: [],
     processesLeft: [],
