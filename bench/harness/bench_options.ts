@@ -71,8 +71,8 @@ export const USAGE =
   --skip-modes      leave out the --wait-until runs
   --cost-rows N     rows of each run without and with an option, --rounds rounds, pause scale 0 (default 30;
                     at most 6 at the spec's pauses)
-  --cost-of FLAG    the option whose cost to measure: --verify or --provenance (repeatable; default both;
-                    --report's is bench/diagnostics/report_cost.ts)
+  --cost-of FLAG    the option whose cost to measure: --verify, --provenance or --archive (repeatable;
+                    default all; --report's is bench/diagnostics/report_cost.ts)
   --skip-costs      leave out the options' cost runs
   --report FILE     also write the Markdown report to FILE
   --floor-only      only Job B's floor: --rounds runs of --rows rows and its ms/row (the host's speed;

@@ -21,9 +21,10 @@ import { median } from "./stats.ts";
 export const COSTED_OPTIONS: Readonly<Record<string, (dir: string) => string[]>> = {
   "--verify": () => ["--verify"],
   "--provenance": () => ["--provenance"],
+  "--archive": () => ["--archive=mhtml"],
 };
 
-/** The most `--verify` or `--provenance` may add to a row. */
+/** The most `--verify`, `--provenance` or `--archive` may add to a row. */
 const COST_TARGET = 0.05;
 
 /** One round: the run without the option, and the one with it. */
@@ -31,14 +32,16 @@ interface CostRound {
   off: RunOutcome;
   on: RunOutcome;
   /**
-   * Under `--provenance`, the run's own account of its updates (its "Provenance appended to N PDF(s), X ms
-   * each at the median" line): the median update, in ms, the work the option adds to a row's path.
+   * Under `--provenance` or `--archive`, the run's own account of the work it adds to a row's path (its
+   * "Provenance appended to N PDF(s), X ms each at the median" or "Archives taken of N page(s), X ms each at the
+   * median" line): the median, in ms.
    */
   updateMs?: number;
 }
 
-/** The median of a `--provenance` run's account line. */
-const UPDATE_ACCOUNT = /Provenance appended to \d+ PDF\(s\), (\d+(?:\.\d+)?) ms each at the median/;
+/** The median of a `--provenance` or an `--archive` run's account line. */
+const UPDATE_ACCOUNT =
+  /(?:Provenance appended to \d+ PDF|Archives taken of \d+ page)\(s\), (\d+(?:\.\d+)?) ms each at the median/;
 
 /** One job's rounds. */
 export interface OptionCostResult {
@@ -140,7 +143,7 @@ export function optionCostSection(result: OptionCostResult): string {
   return [
     `### ${name}: what ${result.option} costs a row, ${result.rows} rows, --concurrency 1, pause scale ${result.pauseScale}`,
     "",
-    table(accounted ? [...header, "update, ms (the run's account)"] : header, lines),
+    table(accounted ? [...header, `${ownWork(result.option)}, ms (the run's account)`] : header, lines),
     "",
     `Median cost over the rounds: ${verdict}. Ms per row: the median over the spans of ${SPAN_ROWS} consecutive PDFs, per row ` +
     "(a single gap is a whole number of the file clock's ticks).",
@@ -150,11 +153,16 @@ export function optionCostSection(result: OptionCostResult): string {
       } of a row at the median over the rounds (Chromium's share of a row, and its spread between runs, left out).`,
     ]),
     ...(updates.length === 0 ? [] : [
-      `The update itself, as each run with the option told it (the median of its PDFs): ${
+      `The ${ownWork(result.option)} itself, as each run with the option told it (the median of its rows): ${
         percent(median(updates))
       } of a row at the median over the rounds, the work the option adds to a row's path.`,
     ]),
   ].join("\n");
+}
+
+/** What the run's account line of `option` times: `--provenance`'s update, `--archive`'s archive. */
+function ownWork(option: string): string {
+  return option === "--archive" ? "archive" : "update";
 }
 
 function percent(fraction: number): string {
