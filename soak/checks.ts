@@ -16,6 +16,7 @@ import { pdfFileName } from "../lib/file_names.ts";
 import { escapeHtml } from "../lib/report/html_text.ts";
 import { JOB_COMMANDS } from "../lib/config/options.ts";
 import type { RowStatus } from "../lib/run/rows/row_result.ts";
+import { checkArchives } from "./archive_checks.ts";
 import { type DrawnRow, type SoakPlan, withProvenance } from "./draw.ts";
 import { type JobRunRecord, type RssSample, type RunFolder, WAITS_FOR_POOL } from "./job_run.ts";
 import { firstTryFailure, type LoggedEnd, loggedEnds, retriedTries, rowLineIndexes } from "./log_lines.ts";
@@ -61,6 +62,7 @@ export function checkRun(evidence: RunEvidence): string[] {
     ...checkPdfs(evidence, ends),
     ...checkProvenances(evidence, ends),
     ...checkTimestamps(evidence, ends, stopped),
+    ...checkArchives(evidence, ends),
     ...checkReport(evidence, ends, stopped),
     ...checkWatch(evidence, ends),
     ...checkLeftovers(evidence.state),

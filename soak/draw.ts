@@ -71,6 +71,8 @@ export interface DrawnOptions {
   ping?: PingMonitor;
   /** Set: `--tsa-url` at the soak's test TSA, as drawn (it implies `--provenance`). */
   tsa?: DrawnTsa;
+  /** `--archive mhtml`: each saved PDF has its page's MHTML archive beside it. */
+  archive: boolean;
 }
 
 /** One soak run, as drawn. */
@@ -146,6 +148,9 @@ const FAILING_TSAS: readonly (readonly [FailingTsa, number])[] = [
   ["rejected", 1],
 ];
 
+/** How often a run has `--archive mhtml`, drawn apart from `--tsa-url`. */
+const ARCHIVE_CHANCE = 0.3;
+
 /** How often a `--pool` run loses the member serving it. */
 const MEMBER_LOSS_CHANCE = 0.5;
 
@@ -191,6 +196,7 @@ export function drawRun(seed: number, job: JobKind, limits: DrawLimits): SoakPla
     report: false,
     summaryJson: false,
     metricsFile: false,
+    archive: false,
   };
   if (limits.rows > 1 && random.chance(0.25)) options.stopAfterRow = random.int(1, limits.rows - 1);
   // Drawn after the other options, so that they keep their values for every seed (and so --verify,
@@ -245,7 +251,8 @@ const EVIDENCE_STREAMS = -(2 ** 30);
 /**
  * What a run adds to the evidence of each PDF, from a stream of its own (as the watch options'): every seed
  * keeps the rest of its draw, with or without `--pool`. `--tsa-url`: the authorities' list and how a failing
- * one fails are drawn for every run, so that what is drawn after them one day keeps its values too.
+ * one fails are drawn for every run, so that what is drawn after them keeps its values too: `--archive`, apart
+ * from it.
  */
 function drawEvidence(random: Prng, options: DrawnOptions): void {
   const tsa = random.chance(TSA_CHANCE);
@@ -260,6 +267,7 @@ function drawEvidence(random: Prng, options: DrawnOptions): void {
       ? { failing: [first], good: true }
       : { failing: two ? [first, second] : [first], good: false };
   }
+  options.archive = random.chance(ARCHIVE_CHANCE);
 }
 
 /** The authorities of a drawn `--tsa-url`, in a few words for the report. */
@@ -340,6 +348,7 @@ export function drawSummary(plan: SoakPlan): string {
     ...(plan.poolFullAtStart ? ["full at start"] : []),
     // Last: the summaries before them read as they did.
     ...(options.tsa === undefined ? [] : [tsaWords(options.tsa)]),
+    ...(options.archive ? ["archive"] : []),
   ];
   const special = [...counts].map(([name, count]) => count > 1 ? `${name}×${count}` : name).join(" ");
   return `${parts.join(", ")}${special === "" ? "" : `; ${special}`}`;

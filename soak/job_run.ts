@@ -177,6 +177,7 @@ export function jobArgs(input: JobRunInput, csv: string): string[] {
     ...(options.metricsFile ? [`--metrics-file=${folder.metrics}`] : []),
     ...(input.pingUrl === undefined ? [] : [`--ping-url=${input.pingUrl}`]),
     ...(input.tsa?.urls ?? []).map((url) => `--tsa-url=${url}`),
+    ...(options.archive ? ["--archive=mhtml"] : []),
     ...(input.resume ? ["--resume"] : []),
     ...(input.pool ? [`--browser-url=${input.pool.wsUrl}`] : []),
   ];

@@ -16,6 +16,8 @@ export interface LoggedEnd {
   error?: string;
   /** The printed bytes' SHA-256 its saved line gives (under `--provenance`). */
   sha256?: string;
+  /** The page's archive its saved line names after the PDF (under `--archive`): its file and SHA-256. */
+  archive?: { file: string; sha256: string };
 }
 
 /** One failed request for a timestamp, as the row's warning gives it. */
@@ -29,7 +31,7 @@ export interface TimestampWarning {
 
 const ROW_LINE = /\bRow (\d+)\/\d+ \(/;
 const ENDED =
-  /\bRow (\d+)\/\d+ \(.*?\): (saved .*?(?: \(SHA-256 ([0-9a-f]{64})\))?|already present as .*|failed(?: in browser \d+)?: (.*))$/;
+  /\bRow (\d+)\/\d+ \(.*?\): (saved .*?(?: \(SHA-256 ([0-9a-f]{64})\))?(?:, archive (.+?) \(SHA-256 ([0-9a-f]{64})\))?|already present as .*|failed(?: in browser \d+)?: (.*))$/;
 const TRY_FAILED = /\bRow (\d+)\/\d+ \(.*?\): try \d+ of \d+ failed(?: in browser \d+)?: /;
 const FIRST_TRY_FAILED = /\bRow (\d+)\/\d+ \(.*?\): (?:try 1 of \d+ )?failed(?: in browser \d+)?: (.*)$/;
 
@@ -47,9 +49,16 @@ export function loggedEnds(log: string): LoggedEnd[] {
     const match = ENDED.exec(line);
     if (!match) return [];
     const index = Number(match[1]);
-    if (match[4] !== undefined) return [{ index, status: "error", present: false, error: match[4] }];
+    if (match[6] !== undefined) return [{ index, status: "error", present: false, error: match[6] }];
     const sha256 = match[3] === undefined ? {} : { sha256: match[3] };
-    return [{ index, status: "success", present: match[2]!.startsWith("already present"), ...sha256 }];
+    const archive = match[4] === undefined ? {} : { archive: { file: match[4], sha256: match[5]! } };
+    return [{
+      index,
+      status: "success",
+      present: match[2]!.startsWith("already present"),
+      ...sha256,
+      ...archive,
+    }];
   });
 }
 

@@ -19,7 +19,7 @@ const HELP = `
 Runs the real jobs on rows and options drawn from each seed, against the local sandbox, a test timestamp
 authority and Chromium, and checks every outcome against the soak's model. Each run draws its rows' behaviours
 and the job's options (among them --retries, --wait-until, --verify, --fail-on-text "NO CONTAINER FOUND",
---summary-json, --metrics-file, --ping-url and --tsa-url); the same seed draws the same run.
+--summary-json, --metrics-file, --ping-url, --tsa-url and --archive); the same seed draws the same run.
 
   --job A|B          one job's runs (default: both)
   --rows N           rows in each run (default 40)

@@ -1,11 +1,13 @@
 /**
- * What a finished job process left behind: its PDFs (with their text, provenance and document timestamp), its
- * report, its summary, the job's metrics file (with what promtool finds in it), any other file in its output
- * folder, a partial file beside the summary or the metrics, anything in its TMPDIR, any process of its browser
- * tree still alive, and under `--pool` any session or browser of the run still in the pool.
+ * What a finished job process left behind: its PDFs (with their text, provenance and document timestamp), the
+ * pages' archives beside them, its report, its summary, the job's metrics file (with what promtool finds in
+ * it), any other file in its output folder, a partial file beside the summary or the metrics, anything in its
+ * TMPDIR, any process of its browser tree still alive, and under `--pool` any session or browser of the run
+ * still in the pool.
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import { stopFileName } from "../lib/file_names.ts";
 import { checkDocTimestamp, type DocTimestampVerdict } from "../lib/provenance/doc_timestamp_check.ts";
@@ -27,7 +29,12 @@ export interface RunState {
    * soak's test TSA's CA.
    */
   timestamps: Map<string, DocTimestampVerdict>;
-  /** Files in the output folder that are neither PDFs nor the stop file (a partial PDF, say). */
+  /** `.mhtml` file in the output folder (under `--archive`, a page's archive) → what it is. */
+  archives: Map<string, ArchiveFile>;
+  /**
+   * Files in the output folder that are neither PDFs, archives nor the stop file (a partial PDF or archive,
+   * say).
+   */
   otherOutputs: string[];
   /** Entries left in the job's TMPDIR (its run folder, a report file). */
   tmpLeft: string[];
@@ -46,6 +53,15 @@ export interface RunState {
   partialsLeft: string[];
   /** `--pool`: what the run left in the pool (see `SoakPool.afterRun`), as discrepancies. */
   poolLeft: string[];
+}
+
+/** An MHTML file found in the output folder. */
+export interface ArchiveFile {
+  bytes: number;
+  /** Its SHA-256, lowercase hex. */
+  sha256: string;
+  /** Its text, each byte one character (MHTML is 7-bit text: quoted-printable and base64 parts). */
+  text: string;
 }
 
 /** Where a run's state is read besides its folder. */
@@ -67,6 +83,7 @@ export async function collectRunState(
   const pdfs = new Map<string, string>();
   const provenance = new Map<string, ProvenanceVerdict>();
   const timestamps = new Map<string, DocTimestampVerdict>();
+  const archives = new Map<string, ArchiveFile>();
   const otherOutputs: string[] = [];
   for await (const entry of Deno.readDir(folder.out)) {
     const path = join(folder.out, entry.name);
@@ -78,6 +95,13 @@ export async function collectRunState(
         entry.name,
         await checkDocTimestamp(bytes, tsaCaPem === undefined ? {} : { trustedCaPem: tsaCaPem }),
       );
+    } else if (entry.name.endsWith(".mhtml") && !entry.name.startsWith(".") && entry.isFile) {
+      const bytes = await Deno.readFile(path);
+      archives.set(entry.name, {
+        bytes: bytes.length,
+        sha256: createHash("sha256").update(bytes).digest("hex"),
+        text: new TextDecoder("windows-1252").decode(bytes),
+      });
     } else if (entry.name !== stopFileName(jobId)) otherOutputs.push(entry.name);
   }
   const report = await Deno.readTextFile(folder.report).catch(() => undefined);
@@ -91,6 +115,7 @@ export async function collectRunState(
     pdfs,
     provenance,
     timestamps,
+    archives,
     otherOutputs: otherOutputs.sort(),
     tmpLeft,
     processesLeft: await browserProcessesLeft(folder.tmp, processesEndMs),

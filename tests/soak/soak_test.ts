@@ -119,6 +119,29 @@ Deno.test({
 });
 
 Deno.test({
+  name: "a short soak of --tsa-url and --archive: a failed row leaves neither its PDF nor its archive",
+  ignore: LONG_TESTS_IGNORED,
+}, async () => {
+  // 4 rows each, --verify, --archive, a page that prints blank (it fails each try and leaves no file): Job B seed
+  // 16865 (the good authority, a stop after row 3 then --resume, its archives present), Job B seed 71541 (only
+  // failing authorities, a 500 and a bad signature: every printed row fails, kind timestamp), Job A seed 11711
+  // (a 500 before the good authority, a hostile <embed>). Nothing of these draws waits for what never comes.
+  const results = [
+    ...await runSoak({ jobs: ["port"], seeds: [16865, 71541], rows: 4, limitS: AMPLE_S }),
+    ...await runSoak({ jobs: ["shipment"], seeds: [11711], rows: 4, limitS: AMPLE_S }),
+  ];
+  assert.deepEqual(results.flatMap((result) => result.discrepancies), [], lines(results));
+  assert.deepEqual(
+    results.map(({ plan }) => [plan.seed, plan.options.tsa, plan.options.archive, plan.options.verify]),
+    [
+      [16865, { failing: [], good: true }, true, true],
+      [71541, { failing: ["error-500", "bad-signature"], good: false }, true, true],
+      [11711, { failing: ["error-500"], good: true }, true, true],
+    ],
+  );
+});
+
+Deno.test({
   name: "the soak catches a wrong model, a swapped PDF and a stray process",
   ignore: LONG_TESTS_IGNORED,
 }, async () => {

@@ -57,6 +57,7 @@ function plan(names: readonly string[], tsa: DrawnTsa | undefined, retries = 0):
       report: false,
       summaryJson: false,
       metricsFile: false,
+      archive: false,
       ...(tsa === undefined ? {} : { tsa }),
     },
     pool: false,
