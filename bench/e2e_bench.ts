@@ -10,6 +10,7 @@ import { findChromium } from "../lib/browser/chromium/path.ts";
 import { type Sandbox, startSandbox } from "../fixtures/sandbox.ts";
 import { startBrowserless } from "../fixtures/browserless.ts";
 import { startBrowserlessPair } from "../fixtures/browserless_pair.ts";
+import { startTestTsa } from "../fixtures/tsa.ts";
 import { browsersSection, runBrowsers } from "./harness/browsers_run.ts";
 import { type BenchOptions, HelpRequested, parseBenchOptions, USAGE } from "./harness/bench_options.ts";
 import { runRounds } from "./harness/comparison_rounds.ts";
@@ -23,6 +24,7 @@ import { memorySection, runMemory } from "./harness/memory_run.ts";
 import { modesSection, runModes } from "./harness/modes_run.ts";
 import { formatSpread } from "./harness/markdown.ts";
 import { spread } from "./harness/stats.ts";
+import { probeTsa, runTsaCost, type TsaCostResult, tsaCostSections } from "./harness/tsa_cost_run.ts";
 
 // `deno bench` also loads every *_bench.ts file: only run when started as the main module.
 if (import.meta.main) Deno.exit(await main(Deno.args));
@@ -79,6 +81,10 @@ async function main(args: string[]): Promise<number> {
         });
         sections.push(browsersSection(result));
       }
+      return finish(header, sections, options, progress);
+    }
+    if (options.tsaCostOnly) {
+      sections.push(...await tsaCost(sandbox, workDir, options, progress));
       return finish(header, sections, options, progress);
     }
     if (options.costsOnly) {
@@ -182,6 +188,34 @@ async function optionCosts(
     }
   }
   return sections;
+}
+
+/** `--tsa-cost-only`: what `--tsa-url` costs both jobs, against test TSAs this process starts (one a run). */
+async function tsaCost(
+  sandbox: Sandbox,
+  workDir: string,
+  options: BenchOptions,
+  progress: (line: string) => void,
+): Promise<string[]> {
+  // RSA 2048 keys, as most public TSAs have; one openssl ts -reply a request.
+  const probe = await probeTsa(startTestTsa, 20);
+  progress(`test TSA: ${probe.roundTripMs.median.toFixed(1)} ms a round trip without delay`);
+  const results: TsaCostResult[] = [];
+  for (const concurrency of options.tsaConcurrency) {
+    for (const job of ["port", "shipment"] as const) {
+      results.push(
+        await runTsaCost(sandbox, job, {
+          rows: options.tsaRows,
+          rounds: options.rounds,
+          concurrency,
+          dir: workDir,
+          startTsa: startTestTsa,
+          progress,
+        }),
+      );
+    }
+  }
+  return tsaCostSections(results, probe);
 }
 
 /** Prints the report (and writes it to `--report`); returns the exit code. */

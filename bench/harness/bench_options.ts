@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { COSTED_OPTIONS } from "./option_cost_run.ts";
+import { TSA_COST_CONCURRENCY } from "./tsa_cost_run.ts";
 
 /** What the benchmark runs. */
 export interface BenchOptions {
@@ -51,6 +52,16 @@ export interface BenchOptions {
   browsersOnly: boolean;
   /** Rows of each `--browsers` run (`--browsers-rows`, default 12). */
   browsersRows: number;
+  /**
+   * Only what `--tsa-url` costs (`--tsa-cost-only`): both jobs at each of `tsaConcurrency`, pause scale 0,
+   * plain, with `--provenance` and with `--tsa-url` against a test TSA answering in 50 and 500 ms, `rounds`
+   * rounds.
+   */
+  tsaCostOnly: boolean;
+  /** Rows of each `--tsa-cost-only` run (`--tsa-rows`, default 40). */
+  tsaRows: number;
+  /** The tab counts of the `--tsa-cost-only` runs (`--tsa-concurrency`, repeatable; default 4 and 1). */
+  tsaConcurrency: number[];
 }
 
 /** Usage text. */
@@ -58,7 +69,8 @@ export const USAGE =
   `deno task bench [--rows N] [--rounds R] [--memory-rows N] [--skip-memory] [--skip-fidelity]
                 [--concurrency-rows N] [--skip-concurrency] [--skip-pool] [--modes-rows N] [--skip-modes]
                 [--cost-rows N] [--cost-of FLAG]... [--skip-costs] [--report FILE] [--floor-only] [--costs-only]
-                [--browsers-only] [--browsers-rows N]
+                [--browsers-only] [--browsers-rows N] [--tsa-cost-only] [--tsa-rows N]
+                [--tsa-concurrency N]...
   --rows N          rows per side-by-side run (default 50, at least 2)
   --rounds R        rounds of project/floor runs, alternating (default 3)
   --memory-rows N   rows of the project's Job B memory run (default 1000)
@@ -80,7 +92,12 @@ export const USAGE =
   --costs-only      only the options' cost runs of both jobs
   --browsers-only   only the --browsers runs: both jobs through three browserless members behind HAProxy,
                     --browsers 1, 2, 3 with as many rows at once, at the spec's pauses and at none
-  --browsers-rows N rows of each --browsers run (default 12)`;
+  --browsers-rows N rows of each --browsers run (default 12)
+  --tsa-cost-only   only what --tsa-url costs: both jobs at --concurrency 4 and 1, pause scale 0, each round
+                    plain, --provenance and --tsa-url against a test TSA answering in 50 and 500 ms
+                    (fixtures/tsa.ts, started by the bench), --rounds rounds (e.g. --rounds 5, ~20 min)
+  --tsa-rows N      rows of each --tsa-cost-only run (default 40)
+  --tsa-concurrency N  the --concurrency of the --tsa-cost-only runs (repeatable; default 4 and 1)`;
 
 /** Parses the command line. @throws {Error} with a one-line message. */
 export function parseBenchOptions(args: string[]): BenchOptions {
@@ -106,6 +123,9 @@ export function parseBenchOptions(args: string[]): BenchOptions {
       "costs-only": { type: "boolean", default: false },
       "browsers-only": { type: "boolean", default: false },
       "browsers-rows": { type: "string", default: "12" },
+      "tsa-cost-only": { type: "boolean", default: false },
+      "tsa-rows": { type: "string", default: "40" },
+      "tsa-concurrency": { type: "string", multiple: true },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -132,6 +152,10 @@ export function parseBenchOptions(args: string[]): BenchOptions {
     costsOnly: values["costs-only"],
     browsersOnly: values["browsers-only"],
     browsersRows: integer("--browsers-rows", values["browsers-rows"], 2),
+    tsaCostOnly: values["tsa-cost-only"],
+    tsaRows: integer("--tsa-rows", values["tsa-rows"], 2),
+    tsaConcurrency: values["tsa-concurrency"]?.map((value) => integer("--tsa-concurrency", value, 1)) ??
+      [...TSA_COST_CONCURRENCY],
   };
   if (values.report !== undefined) options.reportFile = values.report;
   return options;

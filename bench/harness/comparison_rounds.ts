@@ -80,3 +80,11 @@ function describe(round: number, variant: Variant, outcome: RunOutcome): string 
   return `round ${round} ${variant}: ${m.rows} rows, ${Math.round(m.wallMs)} ms total, ` +
     `${m.msPerRowMedian.toFixed(0)} ms/row, first PDF ${Math.round(m.firstPdfMs)} ms`;
 }
+
+/**
+ * The order of round `round`'s runs (1-based): `sides` as given in odd rounds, reversed in even ones, so that a
+ * drift of the host's speed over a round does not count for one side.
+ */
+export function alternating<T>(sides: readonly T[], round: number): T[] {
+  return round % 2 ? [...sides] : [...sides].reverse();
+}

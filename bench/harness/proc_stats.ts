@@ -42,15 +42,17 @@ const TICKS_PER_SECOND = 100;
 
 /**
  * The CPU time `pid` has used so far, user and system over all its threads, in ms (to the 10 ms of a clock
- * tick), or undefined once it is gone.
+ * tick), or undefined once it is gone. With `reapedChildren`, the time of the children it has waited for is
+ * added (a server that runs a program per request: the test TSA's openssl processes).
  */
-export function processCpuMs(pid: number): number | undefined {
+export function processCpuMs(pid: number, { reapedChildren = false } = {}): number | undefined {
   const stat = readProc(pid, "stat");
   if (stat === undefined) return undefined;
   // The fields are counted after the command name, which is in parentheses and may hold spaces: the state
-  // (field 3) comes first, then utime and stime are fields 14 and 15.
+  // (field 3) comes first, then utime and stime are fields 14 and 15, cutime and cstime 16 and 17.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(fields[11]) + Number(fields[12]);
+  const ticks = Number(fields[11]) + Number(fields[12]) +
+    (reapedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
   return Number.isFinite(ticks) ? ticks * 1_000 / TICKS_PER_SECOND : undefined;
 }
 

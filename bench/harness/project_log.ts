@@ -12,9 +12,9 @@ export interface ProjectLog {
   firstLineMs: number;
   /** Spawn → the "N row(s) to capture" line (browser started, tab ready, input read). */
   readyMs: number;
-  /** "processing" → "saved", per row. */
+  /** "processing" → "saved" of the same row, per row. */
   rowWorkMs: number[];
-  /** "saved" of a row → "processing" of the next. */
+  /** "saved" of a row → the next "processing" line (the loop's own work at `--concurrency 1`). */
   betweenRowsMs: number[];
   /** Rows logged as failed. */
   failedRows: number;
@@ -35,7 +35,8 @@ export function readProjectLog(stdout: string, spawnedAtEpochMs: number): Projec
     failedRows: 0,
     savedAtMs: new Map(),
   };
-  let processingAt = NaN;
+  /** Each row's "processing" time by its number: under `--concurrency N` the rows' lines interleave. */
+  const processingAt = new Map<number, number>();
   let savedAt = NaN;
   for (const line of stdout.split("\n")) {
     const match = LINE.exec(line);
@@ -47,12 +48,13 @@ export function readProjectLog(stdout: string, spawnedAtEpochMs: number): Projec
     if (/^\d+ (container|shipment)\(s\) to capture$/.test(message)) log.readyMs = at;
     const row = ROW.exec(message);
     if (!row) continue;
+    const index = Number(row[1]);
     if (row[2] === "processing") {
       if (!Number.isNaN(savedAt)) log.betweenRowsMs.push(at - savedAt);
-      processingAt = at;
+      processingAt.set(index, at);
     } else if (row[2] === "saved") {
-      log.rowWorkMs.push(at - processingAt);
-      log.savedAtMs.set(Number(row[1]), at);
+      log.rowWorkMs.push(at - (processingAt.get(index) ?? NaN));
+      log.savedAtMs.set(index, at);
       savedAt = at;
     } else {
       log.failedRows++;

@@ -25,9 +25,9 @@ export interface RunMetrics {
   /** Median gap between the modification times of neighbouring PDFs (rows 2…N). */
   msPerRowMedian: number;
   /**
-   * Median over every span of {@linkcode SPAN_ROWS} rows (PDF i to PDF i + 10) of its time divided by its
-   * rows: a row's time to a tenth of the clock's tick, and a stalled row moves it little. The mean gap when
-   * a run has no such span.
+   * Median over every span of {@linkcode SPAN_ROWS} rows (PDF i to PDF i + 10, in the order they were
+   * written) of its time divided by its rows: a row's time to a tenth of the clock's tick, and a stalled row
+   * moves it little. The mean gap when a run has no such span.
    */
   msPerRowSpan: number;
   /** (wall − time to first PDF) / (N − 1): rows 2…N plus closing, per row. */
@@ -66,14 +66,16 @@ export async function runMetrics(
   for (const path of validation.pdfPaths) mtimes.push((await Deno.stat(path)).mtime!.getTime());
   const rows = mtimes.length;
   const gaps = deltas(mtimes);
-  const firstPdfMs = measurement.firstPdfMs ?? mtimes[0]! - measurement.spawnedAtEpochMs;
-  const lastPdfMs = mtimes[rows - 1]! - measurement.spawnedAtEpochMs;
+  // In the order written: under `--concurrency N` a row may finish before the one above it.
+  const written = [...mtimes].sort((a, b) => a - b);
+  const firstPdfMs = measurement.firstPdfMs ?? written[0]! - measurement.spawnedAtEpochMs;
+  const lastPdfMs = written[rows - 1]! - measurement.spawnedAtEpochMs;
   return {
     rows,
     wallMs: measurement.wallMs,
     firstPdfMs,
     msPerRowMedian: median(gaps),
-    msPerRowSpan: msPerRowSpan(mtimes),
+    msPerRowSpan: msPerRowSpan(written),
     msPerRowWall: rows > 1 ? (measurement.wallMs - firstPdfMs) / (rows - 1) : NaN,
     closeMs: measurement.wallMs - lastPdfMs,
     denoPeakRss: measurement.sampled.denoPeakRss,
@@ -81,8 +83,8 @@ export async function runMetrics(
     chromiumMaxProcesses: measurement.sampled.chromiumMaxProcesses,
     pdfBytes: validation.totalBytes,
     jobCpuMsPerRow: rows > 1
-      ? (valueAt(measurement.sampled.denoCpu, mtimes[rows - 1]!) -
-        valueAt(measurement.sampled.denoCpu, mtimes[0]!)) /
+      ? (valueAt(measurement.sampled.denoCpu, written[rows - 1]!) -
+        valueAt(measurement.sampled.denoCpu, written[0]!)) /
         (rows - 1)
       : NaN,
     rowGapsMs: gaps,
