@@ -4,8 +4,7 @@
  *
  * @module
  */
-import { AMPLE_MS } from "../tests/helpers/host_speed.ts";
-import { tool } from "../tests/helpers/prometheus_tools.ts";
+import { promtoolCheck, tool } from "../tests/helpers/prometheus_tools.ts";
 
 /** Debian's promtool (package prometheus), on `PATH` or in /usr/bin. @throws {Error} when it is missing */
 const findPromtool = () => tool("promtool", "prometheus");
@@ -26,18 +25,7 @@ export async function promtoolFindings(
       "apt-get install prometheus (bash .ci/run installs it without starting its service)";
   }
   try {
-    const child = new Deno.Command(promtool, {
-      args: ["check", "metrics"],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(AMPLE_MS),
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(text));
-    await writer.close();
-    const { code, stdout, stderr } = await child.output();
-    const said = (new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr)).trim();
+    const { code, said } = await promtoolCheck(promtool, text);
     if (code === 0 && said === "") return undefined;
     return `promtool check metrics exited ${code}${
       said === "" ? "" : `: ${said.replace(/\s*\n\s*/g, "; ")}`

@@ -26,9 +26,12 @@ export function tool(name: string, pkg: string): string {
   );
 }
 
-/** Runs `promtool check metrics` on `text`; asserts that it passes, its output in the message. */
-export async function assertPromtoolPasses(text: string): Promise<void> {
-  const child = new Deno.Command(tool("promtool", "prometheus"), {
+/**
+ * Runs `promtool check metrics` at `promtool` on `text`: its exit code and what it said (standard output and
+ * error). A passing file gives code 0 and nothing said.
+ */
+export async function promtoolCheck(promtool: string, text: string): Promise<{ code: number; said: string }> {
+  const child = new Deno.Command(promtool, {
     args: ["check", "metrics"],
     stdin: "piped",
     stdout: "piped",
@@ -39,7 +42,12 @@ export async function assertPromtoolPasses(text: string): Promise<void> {
   await writer.write(new TextEncoder().encode(text));
   await writer.close();
   const { code, stdout, stderr } = await child.output();
-  const output = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
-  assert.equal(code, 0, `promtool check metrics exited ${code}:\n${output}\non:\n${text}`);
-  assert.equal(output.trim(), "", `promtool check metrics found problems:\n${output}`);
+  return { code, said: (new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr)).trim() };
+}
+
+/** Runs `promtool check metrics` on `text`; asserts that it passes, its output in the message. */
+export async function assertPromtoolPasses(text: string): Promise<void> {
+  const { code, said } = await promtoolCheck(tool("promtool", "prometheus"), text);
+  assert.equal(code, 0, `promtool check metrics exited ${code}:\n${said}\non:\n${text}`);
+  assert.equal(said, "", `promtool check metrics found problems:\n${said}`);
 }
