@@ -10,6 +10,7 @@
  *
  * @module
  */
+import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 
 /** SHA-256's OID: the only imprint algorithm capture-jobs asks for and accepts. */
@@ -100,11 +101,50 @@ export async function checkToken(
   digest: Uint8Array,
   options: CheckTokenOptions = {},
 ): Promise<TokenFacts> {
+  const trusted = checkedArguments(digest, options);
+  return await checkParsed(readToken(token), digest, trusted);
+}
+
+/**
+ * A token parsed ({@linkcode parsedToken}): its `SignedData`, the `TSTInfo` it signs, and the bytes of each
+ * certificate it carries as the token has them.
+ */
+export interface ParsedToken {
+  signedData: pkijs.SignedData;
+  tstInfo: pkijs.TSTInfo;
+  /** Each of `signedData.certificates`, by the object, to its bytes in the token. */
+  certificateBytes: ReadonlyMap<unknown, Uint8Array>;
+}
+
+/**
+ * {@linkcode checkToken} on a token already parsed: the TSA client checks the token of the reply it read
+ * without encoding it and reading it again. Every check is {@linkcode checkToken}'s.
+ *
+ * @throws {TokenError} naming the check that failed.
+ * @throws {TypeError} when `digest` is not 32 bytes long or `trustedCaPem` holds no certificate.
+ */
+export async function checkParsedToken(
+  token: ParsedToken,
+  digest: Uint8Array,
+  options: CheckTokenOptions = {},
+): Promise<TokenFacts> {
+  return await checkParsed(token, digest, checkedArguments(digest, options));
+}
+
+/** The trusted CAs of `options`, once `digest` is known to be SHA-256's length. */
+function checkedArguments(digest: Uint8Array, options: CheckTokenOptions): pkijs.Certificate[] | undefined {
   if (digest.length !== 32) throw new TypeError(`A SHA-256 digest has 32 bytes, not ${digest.length}`);
-  const trusted = options.trustedCaPem === undefined ? undefined : certificatesOfPem(options.trustedCaPem);
-  const { signedData, tstInfo } = readToken(token);
+  return options.trustedCaPem === undefined ? undefined : certificatesOfPem(options.trustedCaPem);
+}
+
+async function checkParsed(
+  token: ParsedToken,
+  digest: Uint8Array,
+  trusted: pkijs.Certificate[] | undefined,
+): Promise<TokenFacts> {
+  const { signedData, tstInfo } = token;
   checkImprint(tstInfo, digest);
-  const signer = await checkSignature(signedData);
+  const signer = await checkSignature(token);
   if (trusted !== undefined) await checkChain(signedData, signer, trusted, tstInfo.genTime);
   const facts: TokenFacts = {
     genTime: tstInfo.genTime,
@@ -129,29 +169,79 @@ export function nonceOf(token: Uint8Array): bigint | undefined {
   return readToken(token).tstInfo.nonce?.toBigInt();
 }
 
-/** `ContentInfo` → `SignedData` → `TSTInfo`, each checked for what it must be. */
-function readToken(token: Uint8Array): { signedData: pkijs.SignedData; tstInfo: pkijs.TSTInfo } {
-  const notAToken = (why: string) => new TokenError(`Not a timestamp token: ${why}`, "not-a-token");
+/**
+ * asn1js's parse of `bytes` (BER), without its guesses at what OCTET and BIT STRINGs hold: pkijs reads what it
+ * needs of them itself, and the guesses cost a third of the parse.
+ *
+ * @throws {Error} when `bytes` do not start with a BER value.
+ */
+export function parseBer(bytes: Uint8Array): asn1js.AsnType {
+  const parsed = asn1js.fromBER(bytes, { parseEmbedded: false });
+  if (parsed.offset === -1) throw new Error(parsed.result.error || "not BER");
+  return parsed.result;
+}
+
+/** The token in `bytes`: `ContentInfo` → {@linkcode parsedToken}. */
+function readToken(bytes: Uint8Array): ParsedToken {
+  let contentInfo: pkijs.ContentInfo;
+  try {
+    contentInfo = new pkijs.ContentInfo({ schema: parseBer(bytes) });
+  } catch (error) {
+    throw notAToken(`not a CMS SignedData (${messageOf(error)})`);
+  }
+  return parsedToken(contentInfo);
+}
+
+/**
+ * The token `contentInfo` (as pkijs read it, its content still asn1js's): its `SignedData` and `TSTInfo`, each
+ * checked for what it must be, and the bytes of the certificates it carries.
+ *
+ * @throws {TokenError} (`not-a-token`) when it is not a timestamp token.
+ */
+export function parsedToken(contentInfo: pkijs.ContentInfo): ParsedToken {
+  if (contentInfo.contentType !== ID_SIGNED_DATA) {
+    throw notAToken(`its content is ${contentInfo.contentType}, not CMS SignedData`);
+  }
+  const content = contentInfo.content as asn1js.AsnType;
   let signedData: pkijs.SignedData;
   try {
-    const contentInfo = pkijs.ContentInfo.fromBER(new Uint8Array(token));
-    if (contentInfo.contentType !== ID_SIGNED_DATA) {
-      throw notAToken(`its content is ${contentInfo.contentType}, not CMS SignedData`);
-    }
-    signedData = new pkijs.SignedData({ schema: contentInfo.content });
+    signedData = new pkijs.SignedData({ schema: content });
   } catch (error) {
-    throw error instanceof TokenError ? error : notAToken(`not a CMS SignedData (${messageOf(error)})`);
+    throw notAToken(`not a CMS SignedData (${messageOf(error)})`);
   }
-  const content = signedData.encapContentInfo;
-  if (content.eContentType !== ID_CT_TST_INFO) {
-    throw notAToken(`its signed content is ${content.eContentType}, not a TSTInfo`);
+  const encapsulated = signedData.encapContentInfo;
+  if (encapsulated.eContentType !== ID_CT_TST_INFO) {
+    throw notAToken(`its signed content is ${encapsulated.eContentType}, not a TSTInfo`);
   }
-  if (content.eContent === undefined) throw notAToken("its TSTInfo is missing");
+  if (encapsulated.eContent === undefined) throw notAToken("its TSTInfo is missing");
+  let tstInfo: pkijs.TSTInfo;
   try {
-    return { signedData, tstInfo: pkijs.TSTInfo.fromBER(content.eContent.getValue()) };
+    tstInfo = new pkijs.TSTInfo({ schema: parseBer(new Uint8Array(encapsulated.eContent.getValue())) });
   } catch (error) {
     throw notAToken(`its TSTInfo cannot be read (${messageOf(error)})`);
   }
+  return { signedData, tstInfo, certificateBytes: certificateBytesOf(signedData, content) };
+}
+
+/**
+ * Each certificate of `signedData` to its bytes in `content` (the `SignedData` as asn1js read it): pkijs reads
+ * the elements of `certificates [0]` one for one, in order.
+ */
+function certificateBytesOf(signedData: pkijs.SignedData, content: asn1js.AsnType): Map<unknown, Uint8Array> {
+  const fields = (content.valueBlock as { value?: asn1js.AsnType[] }).value ?? [];
+  const set = fields.find((field) => field.idBlock.tagClass === 3 && field.idBlock.tagNumber === 0);
+  const blocks = (set?.valueBlock as { value?: asn1js.AsnType[] } | undefined)?.value ?? [];
+  const certificates = signedData.certificates ?? [];
+  if (blocks.length !== certificates.length) {
+    throw notAToken(`its ${blocks.length} certificates were read as ${certificates.length}`);
+  }
+  return new Map(
+    certificates.map((certificate, index) => [certificate, blocks[index]!.valueBeforeDecodeView]),
+  );
+}
+
+function notAToken(why: string): TokenError {
+  return new TokenError(`Not a timestamp token: ${why}`, "not-a-token");
 }
 
 function checkImprint(tstInfo: pkijs.TSTInfo, digest: Uint8Array): void {
@@ -172,7 +262,7 @@ function checkImprint(tstInfo: pkijs.TSTInfo, digest: Uint8Array): void {
 }
 
 /** Verifies the token's one signature; returns the certificate it verifies with. */
-async function checkSignature(signedData: pkijs.SignedData): Promise<pkijs.Certificate> {
+async function checkSignature({ signedData, certificateBytes }: ParsedToken): Promise<pkijs.Certificate> {
   const bad = (why: string) => new TokenError(`The token's signature does not hold: ${why}`, "signature");
   // RFC 3161 §2.4.2: the TSA's signature and no other.
   if (signedData.signerInfos.length !== 1) {
@@ -199,18 +289,19 @@ async function checkSignature(signedData: pkijs.SignedData): Promise<pkijs.Certi
   if (!verdict.signatureVerified || signer === undefined || signer === null) {
     throw bad("the signature does not verify with the signer's certificate in the token");
   }
-  await checkSigningCertificate(attributes, signer, bad);
+  await checkSigningCertificate(attributes, certificateBytes.get(signer), bad);
   return signer;
 }
 
 /**
  * RFC 3161 §2.4.2 binds the signer's certificate into the signed attributes (ESS `signingCertificate`, or
  * `signingCertificateV2` of RFC 5816): a certificate swapped in for another with the same key would otherwise
- * pass. Its first entry hashes the signer's certificate.
+ * pass. Its first entry hashes the signer's certificate: `certificate`, its bytes as the token carries them (ESS
+ * hashes the certificate as encoded, not as pkijs would encode it again).
  */
 async function checkSigningCertificate(
   attributes: pkijs.Attribute[],
-  signer: pkijs.Certificate,
+  certificate: Uint8Array | undefined,
   bad: (why: string) => TokenError,
 ): Promise<void> {
   const v2 = attributes.find((attribute) => attribute.type === ID_SIGNING_CERTIFICATE_V2);
@@ -235,8 +326,8 @@ async function checkSigningCertificate(
   }
   const named = certHash?.valueBlock.valueHexView;
   if (named === undefined) throw bad("its signing-certificate attribute cannot be read");
-  const certificate = new Uint8Array(signer.toSchema().toBER());
-  const actual = new Uint8Array(await crypto.subtle.digest(hashAlgorithm, certificate));
+  if (certificate === undefined) throw bad("its signer's certificate is not among those it carries");
+  const actual = new Uint8Array(await crypto.subtle.digest(hashAlgorithm, new Uint8Array(certificate)));
   if (!sameBytes(actual, named)) {
     throw bad("its signing-certificate attribute names another certificate than the one that signed");
   }

@@ -8,11 +8,21 @@
  *
  * @module
  */
+import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { formatSeconds } from "../../deadline.ts";
 import { errorText } from "../../errors.ts";
 import { REDACTED, redactSecrets } from "../../redact.ts";
-import { checkToken, SHA256_OID, TokenError, type TokenProblem } from "./token.ts";
+import {
+  checkParsedToken,
+  checkToken,
+  parseBer,
+  parsedToken,
+  SHA256_OID,
+  TokenError,
+  type TokenFacts,
+  type TokenProblem,
+} from "./token.ts";
 
 /** The largest reply read: a token with a certificate chain is a few kilobytes. */
 const MAX_REPLY_BYTES = 1 << 20;
@@ -101,7 +111,14 @@ export function shownTsaUrl(url: string): string {
  * a `TimeStampReq` with a SHA-256 imprint, a random 64-bit nonce and `certReq` true, POSTed as
  * `application/timestamp-query`. Before the token is returned, the reply is checked: its status is granted, the
  * token's nonce is the request's, its imprint is `digest`, and its CMS signature verifies with the signer
- * certificate it carries ({@linkcode checkToken}). Returns the token (DER `ContentInfo`), the bytes checked.
+ * certificate it carries ({@linkcode checkToken}). Returns the token (`ContentInfo`), the bytes checked.
+ *
+ * The reply is parsed once, and the token checked as parsed; the token returned is its bytes in the reply, as the
+ * TSA sent them. RFC 3161 §3.4 has a TSA send DER, and real ones do. A token whose lengths are not DER's
+ * (indefinite, or in more bytes than needed) is encoded again by pkijs, and those bytes are checked: `verify-pdf`
+ * finds a token's end in `/Contents` by its outer length, which must be definite. Other departures from DER pass
+ * as sent, as they did when every token was encoded again (pkijs keeps what it read of them); the signature
+ * covers the `TSTInfo` and the signed attributes, not how the token around them is encoded.
  *
  * @example
  * ```ts ignore
@@ -124,10 +141,10 @@ export async function requestTimestamp(
     new TimestampError(`Cannot get a timestamp from ${shown}: ${message}`, { problem, mayPass, url: shown });
   const nonce = randomNonce();
   const reply = await exchange(url, timestampQuery(digest, nonce), options, fail, shown);
-  const token = tokenOf(reply, fail);
-  let facts;
+  const { token, check } = tokenOf(reply, fail);
+  let facts: TokenFacts;
   try {
-    facts = await checkToken(token, digest);
+    facts = await check(digest);
   } catch (error) {
     if (error instanceof TokenError && error.problem !== "chain") {
       throw fail(error.message.charAt(0).toLowerCase() + error.message.slice(1), error.problem, true);
@@ -218,26 +235,13 @@ function timestampQuery(digest: Uint8Array, nonce: bigint): Uint8Array<ArrayBuff
     version: 1,
     messageImprint: new pkijs.MessageImprint({
       hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: SHA256_OID }),
-      hashedMessage: new Asn1.OctetString({ valueHex: new Uint8Array(digest) }),
+      hashedMessage: new asn1js.OctetString({ valueHex: new Uint8Array(digest) }),
     }),
-    nonce: Asn1.Integer.fromBigInt(nonce),
+    nonce: asn1js.Integer.fromBigInt(nonce),
     certReq: true,
   });
   return new Uint8Array(request.toSchema().toBER());
 }
-
-/**
- * asn1js, pkijs's peer, is not among the project's imports; its two classes the request needs are reached
- * through pkijs's own default values (fresh instances of them).
- */
-const Asn1 = {
-  OctetString: pkijs.MessageImprint.defaultValues(pkijs.HASHED_MESSAGE).constructor as unknown as new (
-    parameters: { valueHex: Uint8Array<ArrayBuffer> },
-  ) => pkijs.MessageImprint["hashedMessage"],
-  Integer: pkijs.TimeStampReq.defaultValues("nonce").constructor as unknown as {
-    fromBigInt(value: bigint): NonNullable<pkijs.TimeStampReq["nonce"]>;
-  },
-};
 
 /** A random positive 64-bit nonce (RFC 3161 §2.4.1: large enough to be sent only once). */
 function randomNonce(): bigint {
@@ -267,11 +271,22 @@ const FAILURE_NAMES: Readonly<Record<number, string>> = {
   25: "systemFailure",
 };
 
-/** The token of a granted `TimeStampResp`, re-encoded as DER (the bytes that are checked and returned). */
-function tokenOf(reply: Uint8Array<ArrayBuffer>, fail: Fail): Uint8Array<ArrayBuffer> {
+/** A granted reply's token: the bytes to hand on, and how to check them against a digest. */
+interface ReplyToken {
+  token: Uint8Array<ArrayBuffer>;
+  check(digest: Uint8Array): Promise<TokenFacts>;
+}
+
+/**
+ * The token of a granted `TimeStampResp`, read with the reply: its bytes as sent, checked as parsed; or, when
+ * its lengths are not DER's, encoded again and those bytes checked (see {@linkcode requestTimestamp}).
+ */
+function tokenOf(reply: Uint8Array<ArrayBuffer>, fail: Fail): ReplyToken {
+  let block: asn1js.AsnType;
   let response: pkijs.TimeStampResp;
   try {
-    response = pkijs.TimeStampResp.fromBER(reply);
+    block = parseBer(reply);
+    response = new pkijs.TimeStampResp({ schema: block });
   } catch {
     throw fail(`the answer (${reply.length} bytes) is not a timestamp reply`, "not-a-reply", false);
   }
@@ -289,10 +304,33 @@ function tokenOf(reply: Uint8Array<ArrayBuffer>, fail: Fail): Uint8Array<ArrayBu
       true,
     );
   }
-  if (response.timeStampToken === undefined) {
+  const contentInfo = response.timeStampToken;
+  if (contentInfo === undefined) {
     throw fail("the TSA granted the timestamp but sent no token", "not-a-reply", false);
   }
-  return new Uint8Array(response.timeStampToken.toSchema().toBER());
+  // TimeStampResp ::= SEQUENCE { status PKIStatusInfo, timeStampToken TimeStampToken OPTIONAL }
+  const sent = childrenOf(block)[1];
+  if (sent !== undefined && derLengths(sent)) {
+    return {
+      token: sent.valueBeforeDecodeView.slice(),
+      check: (digest) => checkParsedToken(parsedToken(contentInfo), digest),
+    };
+  }
+  const token = new Uint8Array(contentInfo.toSchema().toBER());
+  return { token, check: (digest) => checkToken(token, digest) };
+}
+
+/**
+ * Whether every length in `block` and in the values it holds is as DER has it (X.690 §10.1): definite, in the
+ * fewest bytes (asn1js notes a longer one among the length's warnings).
+ */
+function derLengths(block: asn1js.AsnType): boolean {
+  if (block.lenBlock.isIndefiniteForm || block.lenBlock.warnings.length > 0) return false;
+  return !block.idBlock.isConstructed || childrenOf(block).every(derLengths);
+}
+
+function childrenOf(block: asn1js.AsnType): asn1js.AsnType[] {
+  return (block.valueBlock as { value?: asn1js.AsnType[] }).value ?? [];
 }
 
 /** The numbers of the bits set in a BIT STRING's value (bit 0 is the first byte's highest). */

@@ -4,6 +4,8 @@
 // stop; and a URL's user info never shown.
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import * as asn1js from "asn1js";
+import * as pkijs from "pkijs";
 import { HANG, runOpenssl, startTestTsa, type TestTsa } from "../../../fixtures/tsa.ts";
 import { closedPort } from "../../../fixtures/sandbox/http_server.ts";
 import { withDeadline } from "../../../lib/deadline.ts";
@@ -103,6 +105,62 @@ Deno.test("requestTimestamp: a granted token", async (t) => {
     const sent = tsa.requests.length;
     await assert.rejects(requestTimestamp(tsa.url, DIGEST.subarray(1), OPTIONS), TypeError);
     assert.equal(tsa.requests.length, sent);
+  });
+});
+
+/** A fetch that hands on the TSA's replies, each as `rewrite` makes it, and keeps the replies as sent. */
+function replies(rewrite: (reply: Uint8Array<ArrayBuffer>) => Uint8Array<ArrayBuffer> = (reply) => reply) {
+  const sent: Uint8Array<ArrayBuffer>[] = [];
+  const fetching: typeof fetch = async (input, init) => {
+    const reply = rewrite(new Uint8Array(await (await fetch(input, init)).arrayBuffer()));
+    sent.push(reply);
+    return new Response(reply, { headers: { "content-type": "application/timestamp-reply" } });
+  };
+  return { fetch: fetching, sent };
+}
+
+/** `reply` with its token's outer SEQUENCE of indefinite length (BER, not DER); what is signed stays as it is. */
+function withIndefiniteToken(reply: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  const [status, token] = (asn1js.fromBER(reply).result as asn1js.Sequence).valueBlock.value;
+  assert.ok(status && token);
+  const header = token.idBlock.blockLength + token.lenBlock.blockLength;
+  const ber = [0x30, 0x80, ...token.valueBeforeDecodeView.subarray(header), 0x00, 0x00];
+  const content = [...status.valueBeforeDecodeView, ...ber];
+  return new Uint8Array([0x30, 0x82, content.length >> 8, content.length & 0xff, ...content]);
+}
+
+function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
+  outer: for (let start = 0; start + needle.length <= haystack.length; start++) {
+    for (let i = 0; i < needle.length; i++) if (haystack[start + i] !== needle[i]) continue outer;
+    return start;
+  }
+  return -1;
+}
+
+Deno.test("requestTimestamp: the token's bytes", async (t) => {
+  await using tsa = await startTestTsa();
+
+  await t.step("a DER token: its bytes in the reply, as sent (what encoding it again made too)", async () => {
+    const { fetch, sent } = replies();
+    const token = await requestTimestamp(tsa.url, DIGEST, { ...OPTIONS, fetch });
+    const reply = sent[0]!;
+    const at = indexOf(reply, token);
+    assert.ok(at > 0, "the token is in the reply");
+    assert.equal(at + token.length, reply.length, "the token ends the reply");
+    const encodedAgain = new Uint8Array(
+      pkijs.TimeStampResp.fromBER(reply).timeStampToken!.toSchema().toBER(),
+    );
+    assert.deepEqual(token, encodedAgain);
+  });
+
+  await t.step("a token of indefinite length: encoded again, definite, and that checked", async () => {
+    const { fetch, sent } = replies(withIndefiniteToken);
+    const token = await requestTimestamp(tsa.url, DIGEST, { ...OPTIONS, fetch });
+    assert.equal(indexOf(sent[0]!, token), -1, "not the bytes sent");
+    assert.deepEqual([token[0], token[1]], [0x30, 0x82]);
+    assert.equal((await checkToken(token, DIGEST)).nonce?.toString(16), tsa.requests.at(-1)?.nonce);
+    const verified = await opensslVerifies(tsa, token);
+    assert.ok(verified.success && /Verification: OK/.test(verified.text), verified.text);
   });
 });
 
