@@ -1,10 +1,12 @@
 /**
- * The tests that load this 2-core host the most or last the longest (a pool of two browserless instances, the
- * waits for a full or late pool, the soak's real runs, renderers killed while holding a 256 MB page, every
- * hostile page at `--concurrency 3`, a stop in every phase) run apart from the suite: `bash .ci/run` runs them after `deno task test`, one file at a
- * time, with `CAPTURE_LONG_TESTS=1`. In `deno task test` they show as ignored, so the suite stays near its
- * ~6 minutes. Their verdicts, like every test's, do not depend on the host's speed (tests/helpers/host_speed.ts):
- * they run apart for the suite's time and the host's load, not for their bounds.
+ * The tests that load this 2-core host the most or last the longest (a browserless pool's session limits, a
+ * pool of two browserless instances, the waits for a full or late pool, the soak's real runs, renderers killed
+ * while holding a 256 MB page, every hostile page at `--concurrency 3`, a stop in every phase, frames
+ * re-pointed beside busy threads on every core) run apart from the suite: `bash .ci/run` runs them after
+ * `deno task test`, one file at a time, with `CAPTURE_LONG_TESTS=1`. In `deno task test` they show as
+ * ignored, so the suite stays near its ~6 minutes. Their verdicts, like every test's, do not depend on the
+ * host's speed (tests/helpers/host_speed.ts): they run apart for the suite's time and the host's load, not for
+ * their bounds.
  *
  * Run as a script, this module prints `LONG_TEST_RUNS` for `.ci/run`, one `<file> <runs>` line each.
  *
@@ -24,8 +26,10 @@ export const LONG_TEST_RUNS: Readonly<Record<string, number>> = {
   "tests/jobs/hostile_pages_test.ts": 1,
   "tests/jobs/stop_test.ts": 1,
   "tests/jobs/browser_pool_pair_test.ts": 5,
+  "tests/jobs/browser_pool_test.ts": 1,
   "tests/jobs/pool_wait_test.ts": 1,
   "tests/jobs/browsers_pool_test.ts": 1,
+  "tests/browser/tab/tab_frames_loaded_test.ts": 1,
 };
 
 if (import.meta.main) {

@@ -8,7 +8,8 @@
  * behind it, has logged that it waits (after 5 s there), so A's session outlasts the pool's 4 s TIMEOUT and
  * B waits long enough for its notice on any host. The session the pool ends mid-run asks for a limit of
  * AMPLE_MS, which the pool's start of its browser reaches only when it hangs, and its row is held in its
- * print until the pool has ended it: that step takes a minute, waiting. A stop while queued must end a job
+ * print until the pool has ended it: that step takes a minute, waiting (so this is a long test,
+ * tests/helpers/long_tests.ts). A stop while queued must end a job
  * while another client still holds the pool's one browser, which it would otherwise wait for. Waits for a
  * job's state (AMPLE_MS) are hang guards.
  */
@@ -19,6 +20,7 @@ import { type BrowserlessPool, startBrowserless } from "../../fixtures/browserle
 import { type JobRun, pdfText, TestFolder, waitUntil } from "../helpers/job_process.ts";
 import { CONTAINERS, outputOf, rowsIn, runOnPool, SHIPMENTS, untilLogged } from "../helpers/pool_jobs.ts";
 import { AMPLE_MS, AMPLE_S } from "../helpers/host_speed.ts";
+import { LONG_TESTS_IGNORED } from "../helpers/long_tests.ts";
 import { browserProcessesLeft, isAlive } from "../helpers/processes.ts";
 import { isJpeg, thumbnails } from "../helpers/report_cards.ts";
 import { portFlags, shipmentFlags } from "../helpers/site_flags.ts";
@@ -34,7 +36,10 @@ const SESSION_LIMIT_MS = AMPLE_MS;
 
 const words = (text: string) => text.replace(/\s+/g, " ");
 
-Deno.test("a browserless pool shared by both jobs: queue, session limits, a stop while queued", async (t) => {
+Deno.test({
+  name: "a browserless pool shared by both jobs: queue, session limits, a stop while queued",
+  ignore: LONG_TESTS_IGNORED,
+}, async (t) => {
   await using sandbox = await startSandbox();
   const pool = await startBrowserless({ concurrent: 1, queued: 4, timeoutMs: POOL_TIMEOUT_MS, token: TOKEN });
   try {
