@@ -33,6 +33,10 @@ Deno.test("Browser.start then close() twice: no process of the browser is left, 
     const running = await processesOf(runFolder);
     assert.ok(running.some((p) => p.pid === pid), "the browser pid carries the run folder");
     assert.ok(running.length >= 4, `a whole browser tree (${running.length} processes) carries the marker`);
+    // Without --disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup this renderer is there by now
+    // (docs/chromium_notes.md#the-browsers-own-ui-renderer).
+    const ui = running.filter((p) => p.commandLine.includes("--top-chrome-webui"));
+    assert.deepEqual(ui.map((p) => p.commandLine), [], "no renderer of the browser's own UI");
     assert.equal(
       await browser.tab.evaluate((a: number, b: number) => a * b, [6, 7], AMPLE_MS, "Multiplying"),
       42,

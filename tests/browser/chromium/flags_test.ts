@@ -33,6 +33,16 @@ Deno.test("chromiumFlags", async (t) => {
     ]);
   });
 
+  await t.step(
+    "the omnibox popup's WebUI pages are off, in one --disable-features (the last one wins)",
+    () => {
+      const flags = chromiumFlags(BASE);
+      assert.deepEqual(flags.filter((f) => f.startsWith("--disable-features")), [
+        "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+      ]);
+    },
+  );
+
   await t.step("DevTools on port 0 and loopback only", () => {
     const flags = chromiumFlags(BASE);
     assert.deepEqual(flags.filter((f) => f.startsWith("--remote-debugging-port")), [
