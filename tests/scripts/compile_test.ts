@@ -81,7 +81,7 @@ Deno.test("the executables' module graph is static: project code, node built-ins
         // A `types/….d.ts` subpath is devtools-protocol's, imported for types only (erased when compiled).
         assert.match(
           specifier,
-          /^(node:[a-z]+|npm:\/[@a-z/-]+@\d+\.\d+\.\d+(\/[a-z]+|\/types\/[a-z-]+\.d\.ts)?)$/,
+          /^(node:[a-z]+|npm:\/[@a-z0-9/-]+@\d+\.\d+\.\d+(\/[a-z]+|\/types\/[a-z-]+\.d\.ts)?)$/,
           `${entry}: ${specifier}`,
         );
       }
