@@ -13,10 +13,8 @@ import { withBusyThreads } from "../../helpers/busy_threads.ts";
 import { LONG_TESTS_IGNORED } from "../../helpers/long_tests.ts";
 import { TabFixture } from "../../helpers/browser_fixture.ts";
 import { AMPLE_MS } from "../../helpers/host_speed.ts";
+import { ERROR_PAGE, serveFramePages } from "../../helpers/frame_pages.ts";
 import { htmlResponse, TestServer } from "../../../fixtures/sandbox/http_server.ts";
-
-/** What a frame shows when its page could not be shown. */
-const ERROR_PAGE = "chrome-error://chromewebdata/";
 
 /**
  * `element`, whose frame's first page the server holds until `held` resolves, pointed only once that page has
@@ -61,12 +59,7 @@ Deno.test({
   const { tab, site, out } = fixture;
   const params = shipmentPrintParams(false);
 
-  site.html(
-    "/portal",
-    `<!doctype html><h1>Portal page 1234</h1><iframe id="detail" style="width: 90%; height: 400px"></iframe>`,
-  );
-  otherSite.html("/detail", "<!doctype html><p>Detail text from the other site 4242</p>");
-  otherSite.html("/deny", "<!doctype html><p>Framing denied 666</p>", { "x-frame-options": "DENY" });
+  serveFramePages(site, otherSite);
 
   await t.step(
     "framing denied on a loaded host (busy threads on every core), 20 times: each wait ends on the error page",

@@ -11,15 +11,13 @@ import { pointFrameAt } from "../../../lib/shipment/frame_repoint.ts";
 import { pdfText, waitUntil } from "../../helpers/job_process.ts";
 import { TabFixture } from "../../helpers/browser_fixture.ts";
 import { AMPLE_MS } from "../../helpers/host_speed.ts";
+import { ERROR_PAGE, serveFramePages } from "../../helpers/frame_pages.ts";
 import {
   closedPort,
   htmlResponse,
   type SandboxHandler,
   TestServer,
 } from "../../../fixtures/sandbox/http_server.ts";
-
-/** What a frame shows when its page could not be shown. */
-const ERROR_PAGE = "chrome-error://chromewebdata/";
 
 /** A handler that answers with `response()` after `ms` (at once with a 503 when the server closes). */
 function delayed(ms: number, response: () => Response): SandboxHandler {
@@ -39,12 +37,7 @@ Deno.test("out-of-process frames against real Chromium: pointFrameAt, frameUrls,
   const { tab, site, out } = fixture;
   const params = shipmentPrintParams(false);
 
-  site.html(
-    "/portal",
-    `<!doctype html><h1>Portal page 1234</h1><iframe id="detail" style="width: 90%; height: 400px"></iframe>`,
-  );
-  otherSite.html("/detail", "<!doctype html><p>Detail text from the other site 4242</p>");
-  otherSite.html("/deny", "<!doctype html><p>Framing denied 666</p>", { "x-frame-options": "DENY" });
+  serveFramePages(site, otherSite);
   // A frame's first page, committed but waiting 150 ms for an image.
   otherSite.html("/first", `<!doctype html><p>First page</p><img src="/slow.png">`);
   otherSite.route(
