@@ -67,7 +67,9 @@ export async function connectQueued(
   };
   try {
     for (let refusals = 0;;) {
-      const attempt = connectOnce(url, left(), giveUp.signal, options);
+      // The first attempt has the whole wait, so that a pool silent to the end is told with the deadline the
+      // operator set, not with what was left of it once a loaded host came to the call.
+      const attempt = connectOnce(url, refusals === 0 ? queue.timeoutMs : left(), giveUp.signal, options);
       const queued = setTimeout(() => {
         if (told) return;
         const why =
