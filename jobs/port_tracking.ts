@@ -12,8 +12,7 @@ import { errorText, ShortBodyError, UsageError } from "../lib/errors.ts";
 import { EXIT_FAILURE } from "../lib/exit_codes.ts";
 import { parsePortCommand, type PortConfig } from "../lib/config/job_config.ts";
 import { type JobContext, type JobDefinition, runJob } from "../lib/run/shell/job_runner.ts";
-import { type RowContext, runCapture } from "../lib/run/capture_run.ts";
-import type { SavedPdf } from "../lib/run/rows/row_loop.ts";
+import { type PrintedRow, type RowContext, runCapture } from "../lib/run/capture_run.ts";
 import { PORT_SERVICE } from "../lib/job_server/services.ts";
 import { pdfFileName, portLogFileName, resultsCsvFileName, tempHtmlFileName } from "../lib/file_names.ts";
 import { PortReportClient } from "../lib/port/report_client.ts";
@@ -55,7 +54,7 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
   const values = (row: PortRow) => ({ container_number: row.containerNumber, invoice_no: row.invoiceNumber });
 
   /** One row, as the spec's Job B steps have it: the report fetched, saved, loaded and printed. */
-  const capture = async (tab: Tab, row: PortRow, rowContext: RowContext): Promise<SavedPdf> => {
+  const capture = async (tab: Tab, row: PortRow, rowContext: RowContext): Promise<PrintedRow> => {
     const { index, logger, waits } = rowContext;
     const page = await report.fetch(row.containerNumber, context.signal);
     rowContext.requested("POST", { ...page, url: report.formUrl });
@@ -81,8 +80,7 @@ export function runPortTracking(config: PortConfig, context: JobContext): Promis
     await waits.pause("afterPageLoad");
     await waits.fonts();
     // The page printed is the portal's answer, never the temporary file the browser read it from.
-    const printed = await rowContext.print(printParams, [page]);
-    return await printed.save();
+    return await rowContext.print(printParams, [page]);
   };
 
   return runCapture<PortRow, PortResult>(config, context, {

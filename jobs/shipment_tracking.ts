@@ -12,8 +12,7 @@ import { errorText, UsageError } from "../lib/errors.ts";
 import { pdfFileName, shipmentLogFileName } from "../lib/file_names.ts";
 import { parseShipmentCommand, type ShipmentConfig } from "../lib/config/job_config.ts";
 import { type JobContext, type JobDefinition, runJob } from "../lib/run/shell/job_runner.ts";
-import { type RowContext, runCapture } from "../lib/run/capture_run.ts";
-import type { SavedPdf } from "../lib/run/rows/row_loop.ts";
+import { type PrintedRow, type RowContext, runCapture } from "../lib/run/capture_run.ts";
 import { SHIPMENT_SERVICE } from "../lib/job_server/services.ts";
 import { acceptCookieConsent } from "../lib/shipment/consent.ts";
 import { shipmentPrintParams } from "../lib/shipment/print_params.ts";
@@ -81,7 +80,7 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
   };
 
   /** One row, as the spec's Job A steps 5.2 to 5.6 have it (the run checks the stop file and records it). */
-  const capture = async (tab: Tab, row: ShipmentRow, rowContext: RowContext): Promise<SavedPdf> => {
+  const capture = async (tab: Tab, row: ShipmentRow, rowContext: RowContext): Promise<PrintedRow> => {
     const { waits } = rowContext;
     // 5.2 and 5.3: the shipment page, its frame and the frame's pause; 5.4: the search for the detail id (the
     // job's own request, made while the page loads when the row's waits are readiness waits).
@@ -121,10 +120,10 @@ export function runShipmentTracking(config: ShipmentConfig, context: JobContext)
     // 5.5: the print; 5.6: back to the portal's root while the PDF is checked and saved.
     await waits.fonts();
     const printed = await rowContext.print(printParams, printedPages(tab, detailFrame));
-    const back = rowContext.leavePage().then(() => returnToRoot(tab, rowContext));
-    const [saved] = await Promise.allSettled([printed.save(), back]);
-    if (saved.status === "rejected") throw saved.reason;
-    return saved.value;
+    void printed.save();
+    await rowContext.leavePage();
+    await returnToRoot(tab, rowContext);
+    return printed;
   };
 
   return runCapture<ShipmentRow, ShipmentResult>(config, context, {

@@ -18,7 +18,7 @@ import { stopFileName } from "../file_names.ts";
 import type { JobServerClient } from "../job_server/client.ts";
 import { jobServerClientFor, type JobService } from "../job_server/services.ts";
 import { runObservers } from "./observers/run_observers.ts";
-import { captureInTab, type RowContext } from "./row_capture.ts";
+import { captureInTab, type PrintedRow, type RowContext } from "./row_capture.ts";
 import { batchOptions, finishedExitCode, rowMayPass } from "./rows/batch_options.ts";
 import { type RowLoopResult, type RowOutcome, runRows, type SavedPdf } from "./rows/row_loop.ts";
 import type { RowFacts, RowObserver } from "./rows/row_observer.ts";
@@ -50,8 +50,11 @@ export interface CaptureJob<Row, Result> {
   record(row: Row, outcome: RowOutcome): Result;
   /** The job's own failures that another try may cure under `--retries`, besides those both jobs share. */
   mayPass?(error: unknown): boolean;
-  /** The job's work on one row in `tab`, as its spec procedure has it; returns the PDF it saved. */
-  capture(tab: Tab, row: Row, context: RowContext): Promise<SavedPdf>;
+  /**
+   * The job's work on one row in `tab`, as its spec procedure has it, up to the PDF it printed
+   * ({@linkcode RowContext.print}); the run saves that once the tab is given back.
+   */
+  capture(tab: Tab, row: Row, context: RowContext): Promise<PrintedRow>;
   /**
    * The pages the job prints come to the browser from their servers (Job A): under an option that reads their
    * answers, the tab follows them from each try's start. A job that fetches its page itself (Job B) hands
@@ -145,14 +148,17 @@ async function captureRows<Row, Result>(
     browsers: config.browsers,
     requestStop,
     rowDone: log.rowDone,
-    process: (row, index, logger, inBrowser) => {
+    process: (row, index, logger, progress) => {
       const facts = { index, pdfFile: job.pdfName(row, index), ...job.fields(row) };
       const attempt = { row, facts, logger, config, observers, followAnswers, signal, capture: job.capture };
-      const work = () =>
-        browsers.withTab(rowTabUse(logger, index), (tab, browser, slot) => {
-          inBrowser(slot);
+      const work = async () => {
+        const printed = await browsers.withTab(rowTabUse(logger, index), (tab, browser, slot) => {
+          progress.inBrowser(slot);
           return captureInTab(tab, browser, slot, attempt);
         });
+        progress.tabGivenBack();
+        return await printed.save();
+      };
       return observers.reduceRight<() => Promise<SavedPdf>>(
         (inner, observer) => observer.aroundTry ? () => observer.aroundTry!(index, inner) : inner,
         work,

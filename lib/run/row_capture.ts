@@ -41,8 +41,9 @@ export interface RowContext {
   /** Tells the options one of the job's own HTTP requests for the row and its answer (`--provenance` records it). */
   requested(method: string, answer: AnsweredDocument): void;
   /**
-   * Prints the tab into the row's PDF, a hidden partial file until {@linkcode PrintedRow.save}; `pages` are
-   * the documents it prints as their answers came, the page first (the options check and record them).
+   * Prints the tab into the row's PDF, a hidden partial file until it is saved ({@linkcode PrintedRow.save});
+   * `pages` are the documents it prints as their answers came, the page first (the options check and record
+   * them). The procedure returns what this gives it, once it no longer needs the tab.
    */
   print(params: PrintParams, pages: readonly AnsweredDocument[]): Promise<PrintedRow>;
   /**
@@ -56,8 +57,11 @@ export interface RowContext {
 /** A row's PDF printed, not yet under its name. */
 export interface PrintedRow {
   /**
-   * Runs the options' checks of the printed bytes and their amendments, and renames the PDF into place;
-   * returns it as the row's `saved` line tells it. On failure no PDF is left. The tab is free meanwhile.
+   * Runs the options' checks of the printed bytes and their amendments (`--tsa-url`'s timestamp), and renames
+   * the PDF into place; returns it as the row's `saved` line tells it. On failure no PDF is left. It needs no
+   * tab: the run calls it once the procedure gave the tab back, and a procedure that still uses the tab after
+   * the print (Job A's return to the portal's root) may begin it first. It runs once: a later call gives the
+   * same promise, and one begun and not yet awaited fails nothing until it is.
    */
   save(): Promise<SavedPdf>;
 }
@@ -73,20 +77,21 @@ export interface RowTry<Row> {
   /** Whether the tab follows its pages' answers from the try's start (a job whose pages the browser fetched). */
   followAnswers: boolean;
   signal: AbortSignal;
-  /** The job's work on the row. */
-  capture(tab: Tab, row: Row, context: RowContext): Promise<SavedPdf>;
+  /** The job's work on the row in its tab, up to its printed PDF. */
+  capture(tab: Tab, row: Row, context: RowContext): Promise<PrintedRow>;
 }
 
 /**
  * Runs one try at a row in `tab` of `browser`, the run's browser number `slot`: the row's waits, the options'
- * observers of the try, then the job's work, told to the observers when it fails.
+ * observers of the try, then the job's work up to its printed PDF, whose save is left to the caller once the
+ * tab is given back. A failure, in the tab or in the save, is told to the observers, and the try leaves no PDF.
  */
 export async function captureInTab<Row>(
   tab: Tab,
   browser: Browser,
   slot: number,
   attempt: RowTry<Row>,
-): Promise<SavedPdf> {
+): Promise<PrintedRow> {
   const { facts, logger, config, signal } = attempt;
   const warn = (message: string) => logger.warn(`Row ${facts.index}: ${message}`);
   const waits = await rowWaits(tab, config.timings, { signal, warn });
@@ -94,17 +99,31 @@ export async function captureInTab<Row>(
   const tries = attempt.observers.flatMap((observer) =>
     observer.tryIn?.({ tab, browser, slot, row: facts, warn }) ?? []
   );
-  const context = rowContext(tab, { facts, logger, warn, waits, tries, outputDir: config.outputDir });
-  try {
-    const saved = await attempt.capture(tab, attempt.row, context);
-    // The row is done; what is taken of its page is taken while the next row begins, whose first use of the
-    // tab waits for it (Tab.thumbnail).
-    void context.leavePage();
-    return saved;
-  } catch (error) {
+  const failed = async () => {
     for (const observer of tries) await observer.failed?.();
+  };
+  const context = rowContext(tab, { facts, logger, warn, waits, tries, outputDir: config.outputDir });
+  let printed: PrintedRow;
+  try {
+    printed = await attempt.capture(tab, attempt.row, context);
+  } catch (error) {
+    await context.abandon();
+    await failed();
     throw error;
   }
+  // The row is done in its tab; what is taken of its page is taken while the next row begins, whose first use
+  // of the tab waits for it (Tab.thumbnail).
+  void context.leavePage();
+  return {
+    async save() {
+      try {
+        return await printed.save();
+      } catch (error) {
+        await failed();
+        throw error;
+      }
+    },
+  };
 }
 
 /** What a try's context is made of. */
@@ -118,8 +137,15 @@ interface ContextParts {
   outputDir: string;
 }
 
-function rowContext(tab: Tab, { facts, logger, warn, waits, tries, outputDir }: ContextParts): RowContext {
+/** A row's context, and what its try does when the procedure failed: {@linkcode RowContext.print}'s PDF undone. */
+interface TryContext extends RowContext {
+  /** No PDF of the try is left: one printed is discarded, one whose save was begun is removed once saved. */
+  abandon(): Promise<void>;
+}
+
+function rowContext(tab: Tab, { facts, logger, warn, waits, tries, outputDir }: ContextParts): TryContext {
   let left: Promise<void> | undefined;
+  let abandon = () => Promise.resolve();
   return {
     index: facts.index,
     logger,
@@ -163,13 +189,27 @@ function rowContext(tab: Tab, { facts, logger, warn, waits, tries, outputDir }: 
         await printed.discard();
         throw error;
       }
+      let saving: Promise<SavedPdf> | undefined;
+      abandon = async () => {
+        if (saving === undefined) return await printed.discard();
+        if (await saving.then(() => true, () => false)) {
+          await Deno.remove(`${outputDir}/${facts.pdfFile}`).catch(() => {});
+        }
+      };
       return {
-        async save() {
-          await printed.save();
-          return tries.reduce((saved, observer) => observer.saved?.(saved) ?? saved, { file: facts.pdfFile });
+        save() {
+          if (saving === undefined) {
+            saving = printed.save().then(() =>
+              tries.reduce((saved, observer) => observer.saved?.(saved) ?? saved, { file: facts.pdfFile })
+            );
+            // Begun while the procedure still uses the tab, it is awaited later: its failure is told then.
+            saving.catch(() => {});
+          }
+          return saving;
         },
       };
     },
+    abandon: () => abandon(),
     leavePage() {
       left ??= (async () => {
         for (const observer of tries) await observer.leavingPage?.();

@@ -2,7 +2,8 @@
 // observers. Each point is told in order, a notice is a warning unless an observer fails the row, the print's
 // end is told before the PDF is checked, the printed bytes are checked before they are amended (each amendment
 // given the PDF as the ones before it left it), what goes beside the PDF is placed before the PDF takes its
-// name, the saved line gathers what each observer adds, and a failed try is told to every observer.
+// name, the saved line gathers what each observer adds, and a failed try is told to every observer. The tab is
+// given back once the page is left, before the PDF is checked and saved.
 import assert from "node:assert/strict";
 import type { Browser } from "../../lib/browser/browser.ts";
 import type { Tab } from "../../lib/browser/tab/tab.ts";
@@ -77,7 +78,9 @@ async function oneTry(
     signal: new AbortController().signal,
     capture,
   };
-  return await captureInTab(fakeTab(calls), {} as Browser, 1, attempt);
+  const printed = await captureInTab(fakeTab(calls), {} as Browser, 1, attempt);
+  calls.push("tab given back");
+  return await printed.save();
 }
 
 Deno.test("the row's seam: each point told to each observer in turn, the PDF checked, amended and saved", async () => {
@@ -89,12 +92,16 @@ Deno.test("the row's seam: each point told to each observer in turn, the PDF che
     [noting("A", calls, "+a", dir.out), noting("B", calls, "+b", dir.out)],
     async (_tab, _row, row) => {
       row.notice("the detail frame timed out", { mayPass: true, goingOn: "printing the page as it stands" });
-      return await (await row.print(PARAMS, [PAGE])).save();
+      return await row.print(PARAMS, [PAGE]);
     },
     calls,
   );
   assert.deepEqual(saved, { file: "002 I1 C1.pdf", sha256: "AB" });
-  assert.deepEqual(calls, [
+  assert.ok(
+    calls.indexOf("tab given back") < calls.indexOf(`A check ${PRINTED.length}`),
+    "checked once given back",
+  );
+  assert.deepEqual(calls.filter((call) => call !== "tab given back"), [
     "answers followed",
     "A noticed the detail frame timed out (true)",
     "B noticed the detail frame timed out (true)",
@@ -104,14 +111,14 @@ Deno.test("the row's seam: each point told to each observer in turn, the PDF che
     "printed",
     "A printed",
     "B printed",
+    "A leaves the page",
+    "B leaves the page",
     `A check ${PRINTED.length}`,
     `B check ${PRINTED.length}`,
     `A amend ${PRINTED.length}`,
     `B amend ${PRINTED.length + 2}`,
     "A placing",
     "B placing",
-    "A leaves the page",
-    "B leaves the page",
   ]);
   assert.equal(
     new TextDecoder().decode(await Deno.readFile(`${dir.out}/002 I1 C1.pdf`)),
@@ -136,7 +143,7 @@ Deno.test("the row's seam: an observer that fails a notice fails the row, and ev
         mayPass: false,
         goingOn: "printing the page as it stands",
       });
-      return Promise.resolve({ file: "never" });
+      return Promise.reject(new Error("unreachable: the notice fails the row"));
     }, calls),
     (error) => error instanceof CaptureCheckError && !error.mayPass,
   );
@@ -159,9 +166,7 @@ Deno.test("the row's seam: an observer that fails the print's end fails the row,
     }),
   };
   await assert.rejects(
-    oneTry(dir, [noting("A", calls), failing], async (_tab, _row, row) => {
-      return await (await row.print(PARAMS, [PAGE])).save();
-    }, calls),
+    oneTry(dir, [noting("A", calls), failing], (_tab, _row, row) => row.print(PARAMS, [PAGE]), calls),
     /no archive/,
   );
   assert.deepEqual(calls, [
@@ -180,11 +185,29 @@ Deno.test("the row's seam: a placing that fails leaves no PDF", async () => {
   const calls: string[] = [];
   const failing: RowObserver = { tryIn: () => ({ placing: () => Promise.reject(new Error("disk full")) }) };
   await assert.rejects(
-    oneTry(dir, [failing, noting("A", calls)], async (_tab, _row, row) => {
-      return await (await row.print(PARAMS, [PAGE])).save();
-    }, calls),
+    oneTry(dir, [failing, noting("A", calls)], (_tab, _row, row) => row.print(PARAMS, [PAGE]), calls),
     /disk full/,
   );
   assert.deepEqual(calls.slice(-2), [`A check ${PRINTED.length}`, "A failed row 2"]);
   assert.deepEqual([...Deno.readDirSync(dir.out)], []);
+});
+
+Deno.test("the row's seam: a procedure that fails after its print leaves no PDF, its save begun or not", async (t) => {
+  for (const begun of [false, true]) {
+    await t.step(begun ? "the save begun (Job A's way)" : "the save not begun", async () => {
+      await using dir = await TestFolder.create();
+      await Deno.mkdir(dir.out);
+      const calls: string[] = [];
+      await assert.rejects(
+        oneTry(dir, [noting("A", calls)], async (_tab, _row, row) => {
+          const printed = await row.print(PARAMS, [PAGE]);
+          if (begun) void printed.save();
+          throw new Error("the portal's root never came");
+        }, calls),
+        /the portal's root never came/,
+      );
+      assert.equal(calls.at(-1), "A failed row 2");
+      assert.deepEqual([...Deno.readDirSync(dir.out)], [], "no PDF, not even its partial file");
+    });
+  }
 });

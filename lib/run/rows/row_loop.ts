@@ -1,7 +1,7 @@
 /**
  * The loop both jobs share: rows in file order, one at a time (the spec's order) or, under `--concurrency N`,
- * up to N at once, each taken in file order; a stop file or a stop signal checked before each row and each
- * retry; a failing row recorded while the job goes on. Results, counts and the rows' log lines come out in
+ * in N lanes, each taking the next row in file order; a stop file or a stop signal checked before each row and
+ * each retry; a failing row recorded while the job goes on. Results, counts and the rows' log lines come out in
  * file order however many rows ran at once. Opt-in: a row whose PDF is already there is not captured again
  * (`--resume`), and a row that failed for a cause that may pass is tried again after a growing wait
  * (`--retries`).
@@ -33,10 +33,10 @@ export interface RowLoopOptions<Row, Result> {
   /** "FCR X, invoice Y": how a row is named in the log. */
   describe(row: Row): string;
   /**
-   * Does one try of the row's work, logging to `logger`; returns the PDF it wrote. `index` is 1-based.
-   * `inBrowser` is called with the browser's slot (1-based) once the try has its tab.
+   * Does one try of the row's work, logging to `logger`; returns the PDF it wrote. `index` is 1-based. The
+   * try tells `progress` when it has its tab and when it gave the tab back.
    */
-  process(row: Row, index: number, logger: JobLogger, inBrowser: (slot: number) => void): Promise<SavedPdf>;
+  process(row: Row, index: number, logger: JobLogger, progress: TryProgress): Promise<SavedPdf>;
   /** The job's result record for a row; `index` is 1-based. */
   record(row: Row, outcome: RowOutcome, index: number): Result;
   /** Runs after every row that was worked on, success or not, when rows are left (Job B's pause). */
@@ -48,7 +48,11 @@ export interface RowLoopOptions<Row, Result> {
   alreadyPresent?(row: Row, index: number): Promise<string | undefined>;
   /** `--retries`: how many more tries a failed row gets, and for which failures after which wait. */
   retry?: RetryPolicy;
-  /** `--concurrency`: rows in progress at once; 1 (the spec's one at a time) by default. */
+  /**
+   * `--concurrency`: lanes of rows, each with a row in its tab at a time; 1 (the spec's one row at a time) by
+   * default. With more, a row that gave its tab back (its PDF printed, then checked, stamped and saved) makes
+   * room for its lane's next row after the pause: a lane then has two rows in progress at most.
+   */
   concurrency?: number;
   /**
    * `--browsers`: browsers the rows spread over; 1 by default. With more, each try says which browser it ran
@@ -61,6 +65,14 @@ export interface RowLoopOptions<Row, Result> {
   rowDone?(index: number): void;
   /** Told after every row; progress on a terminal's standard error by default. */
   onProgress?: ((done: number, total: number, failed: number) => void) | undefined;
+}
+
+/** What a try tells the loop while it runs. */
+export interface TryProgress {
+  /** The try has its tab, in the browser of `slot` (1-based). */
+  inBrowser(slot: number): void;
+  /** The try gave its tab back: only its PDF's save is left. */
+  tabGivenBack(): void;
 }
 
 /** How the loop ended. */
@@ -125,70 +137,87 @@ export async function runRows<Row, Result>(
     return start;
   };
 
-  /** Takes the next row in file order until none is left or the run stops. */
-  const worker = async (): Promise<void> => {
-    for (let start = await nextRow(); start !== undefined; start = await nextRow()) {
-      const { index, present } = start;
-      const row = rows[index - 1]!;
-      const rowLogger = logger.with({ row: index });
-      const name = `Row ${index}/${rows.length} (${options.describe(row)})`;
-      let ended: RowOutcome | "stopped";
-      if (present !== undefined) {
-        rowLogger.info(`${name}: already present as ${present}; not captured again`);
-        ended = { status: "success", pdf_file: present, resumed: true, timestamp: localTimestamp() };
-      } else {
-        const browsers = options.browsers ?? 1;
-        let browser: number | undefined;
-        const inBrowser = (slot: number) => {
-          browser = slot;
-          rowLogger.info(`${name}: processing in browser ${slot}`);
-        };
-        if (browsers === 1) rowLogger.info(`${name}: processing`);
-        ended = await tryRow({
-          work: () => {
-            browser = undefined;
-            return options.process(row, index, rowLogger, browsers === 1 ? () => {} : inBrowser);
-          },
-          where: () => browser === undefined ? "" : ` in browser ${browser}`,
-          logger: rowLogger,
-          name,
-          retry: options.retry,
-          signal: options.signal,
-          stopRequested,
-        });
-        if (ended !== "stopped" && ended.status === "success") {
-          const hash = ended.sha256 === undefined ? "" : ` (SHA-256 ${ended.sha256})`;
-          const where = browser === undefined ? "" : ` in browser ${browser}`;
-          const archive = ended.archive === undefined
-            ? ""
-            : `, archive ${ended.archive.file} (SHA-256 ${ended.archive.sha256})`;
-          rowLogger.info(`${name}: saved ${ended.pdf_file}${where}${hash}${archive}`);
-        }
+  const lanes = Math.max(1, Math.min(options.concurrency ?? 1, rows.length));
+
+  /** Works on one row to its end: tries it (or finds it already there), logs and records how it ended. */
+  const runRow = async ({ index, present }: Start, tabGivenBack: () => void): Promise<void> => {
+    const row = rows[index - 1]!;
+    const rowLogger = logger.with({ row: index });
+    const name = `Row ${index}/${rows.length} (${options.describe(row)})`;
+    let ended: RowOutcome | "stopped";
+    if (present !== undefined) {
+      rowLogger.info(`${name}: already present as ${present}; not captured again`);
+      ended = { status: "success", pdf_file: present, resumed: true, timestamp: localTimestamp() };
+    } else {
+      const browsers = options.browsers ?? 1;
+      let browser: number | undefined;
+      const inBrowser = (slot: number) => {
+        if (browsers === 1) return;
+        browser = slot;
+        rowLogger.info(`${name}: processing in browser ${slot}`);
+      };
+      if (browsers === 1) rowLogger.info(`${name}: processing`);
+      ended = await tryRow({
+        work: () => {
+          browser = undefined;
+          return options.process(row, index, rowLogger, { inBrowser, tabGivenBack });
+        },
+        where: () => browser === undefined ? "" : ` in browser ${browser}`,
+        logger: rowLogger,
+        name,
+        retry: options.retry,
+        signal: options.signal,
+        stopRequested,
+      });
+      if (ended !== "stopped" && ended.status === "success") {
+        const hash = ended.sha256 === undefined ? "" : ` (SHA-256 ${ended.sha256})`;
+        const where = browser === undefined ? "" : ` in browser ${browser}`;
+        const archive = ended.archive === undefined
+          ? ""
+          : `, archive ${ended.archive.file} (SHA-256 ${ended.archive.sha256})`;
+        rowLogger.info(`${name}: saved ${ended.pdf_file}${where}${hash}${archive}`);
       }
-      inProgress--;
-      options.rowDone?.(index);
-      if (ended === "stopped") {
-        outcome.stopped = true;
-        return;
-      }
-      if (ended.status === "success") outcome.successCount++;
-      else outcome.failureCount++;
-      recorded[index - 1] = options.record(row, ended, index);
-      onProgress?.(++done, rows.length, outcome.failureCount);
-      if (present === undefined && next < rows.length) await pauseAfter(options, index);
     }
+    inProgress--;
+    options.rowDone?.(index);
+    if (ended === "stopped") {
+      outcome.stopped = true;
+      return;
+    }
+    if (ended.status === "success") outcome.successCount++;
+    else outcome.failureCount++;
+    recorded[index - 1] = options.record(row, ended, index);
+    onProgress?.(++done, rows.length, outcome.failureCount);
   };
 
-  const workers = Math.max(1, Math.min(options.concurrency ?? 1, rows.length));
+  /**
+   * A lane: takes the next row in file order until none is left or the run stops, and pauses after each row
+   * worked on. With lanes at once, the lane's next row begins once its row gave its tab back, while that row's
+   * PDF is saved, and once the row before it is over: at most two rows of a lane are in progress.
+   */
+  const lane = async (): Promise<void> => {
+    let saving: Promise<void> = Promise.resolve();
+    for (let start = await nextRow(); start !== undefined; start = await nextRow()) {
+      const tabGivenBack = Promise.withResolvers<void>();
+      const row = runRow(start, lanes > 1 ? tabGivenBack.resolve : () => {});
+      await Promise.race([row, tabGivenBack.promise]);
+      await saving;
+      saving = row;
+      if (outcome.stopped) break;
+      if (start.present === undefined && next < rows.length) await pauseAfter(options, start.index);
+    }
+    await saving;
+  };
+
   // One row at a time is the spec's: the stop file is checked before each row, nothing more. With every
-  // worker busy on a slow row, that check could come minutes later: rows at once also poll for it.
-  const poll = workers > 1 ? setInterval(() => void watchStopFile(), STOP_FILE_POLL_MS) : undefined;
+  // lane busy on a slow row, that check could come minutes later: rows at once also poll for it.
+  const poll = lanes > 1 ? setInterval(() => void watchStopFile(), STOP_FILE_POLL_MS) : undefined;
   const watchStopFile = async () => {
     if (outcome.stopped || inProgress === 0 || options.signal.aborted || !await stopRequested()) return;
     stopForFile("Stop requested with {count} row(s) in progress; stopping them.", { count: inProgress });
   };
   try {
-    await Promise.all(Array.from({ length: workers }, worker));
+    await Promise.all(Array.from({ length: lanes }, lane));
   } finally {
     clearInterval(poll);
   }

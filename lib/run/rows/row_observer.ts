@@ -7,9 +7,11 @@
  *
  * The points of a row, in order: its try begins ({@linkcode RowObserver.aroundTry}), gets its tab
  * ({@linkcode RowObserver.tryIn}); the job's procedure tells what it asks and sees (its own requests, the
- * pages it shows, what it notices); the print starts, the print is done (the page still shown), the printed
- * bytes are checked and amended, what goes beside the PDF is put in place, the PDF takes its name and is saved,
- * the tab leaves the page; or the try failed. Then the row ends.
+ * pages it shows, what it notices); the print starts, the print is done (the page still shown), the tab leaves
+ * the page and is given back (under `--concurrency`, to the next row); the printed bytes are checked and
+ * amended, what goes beside the PDF is put in place, the PDF takes its name and is saved; or the try failed,
+ * in its tab or while its PDF was saved. Then the row ends. A procedure that still uses the tab after the
+ * print (Job A's return to the portal's root) leaves the page first and may begin the save meanwhile.
  *
  * @module
  */
@@ -112,7 +114,10 @@ export interface TryObserver {
    * `--archive` its archive).
    */
   saved?(pdf: SavedPdf): SavedPdf;
-  /** The try failed in its tab: runs before the tab is checked or lent to another row. */
+  /**
+   * The try failed: in its tab, and then this runs before the tab is checked or lent to another row; or while
+   * its PDF was saved, once the tab is given back.
+   */
   failed?(): Promise<void>;
 }
 

@@ -424,6 +424,69 @@ Deno.test("runRows", async (t) => {
       assert.deepEqual(finished.sort(), [1, 2, 3, 4]);
     });
 
+    await t.step(
+      "concurrency 2: a row that gave its tab back makes room for its lane's next row, two rows a lane at most",
+      async () => {
+        await fresh();
+        const names = ["a", "b", "c", "d", "e", "f"];
+        const saves = names.map(() => Promise.withResolvers<void>());
+        const fourStarted = Promise.withResolvers<void>();
+        let started = 0;
+        const outcome = await Promise.all([
+          runRows(options(rows(...names), {
+            concurrency: 2,
+            afterRow: (index) => Promise.resolve(void events.push(`after ${index}`)),
+            process: async (row, index, _logger, progress) => {
+              events.push(`start ${index}`);
+              if (++started === 4) fourStarted.resolve();
+              progress.tabGivenBack();
+              await saves[index - 1]!.promise;
+              events.push(`saved ${index}`);
+              return { file: `${row.name}.pdf` };
+            },
+          })),
+          (async () => {
+            await fourStarted.promise;
+            // Every lane has a row saving and the next one saving too: none starts a fifth (a wait that only
+            // lets a wrong loop show itself; the right one gives the same verdict at any speed).
+            await sleep(200);
+            assert.deepEqual(events.filter((e) => e.startsWith("start")), [
+              "start 1",
+              "start 2",
+              "start 3",
+              "start 4",
+            ]);
+            saves[0]!.resolve();
+            for (const save of saves.slice(1)) save.resolve();
+          })(),
+        ]).then(([outcome]) => outcome);
+        // The pause after row 1 came once its tab was given back, before its PDF was saved.
+        assert.ok(events.indexOf("after 1") < events.indexOf("saved 1"));
+        // Row 5 began once the row two before it in its lane was over.
+        assert.ok(events.indexOf("saved 1") < events.indexOf("start 5"));
+        assert.deepEqual(outcome.results.map((r) => r.name), names);
+        assert.equal(outcome.successCount, 6);
+      },
+    );
+
+    await t.step(
+      "concurrency 1: a row that gave its tab back still ends before the next one begins",
+      async () => {
+        await fresh();
+        await runRows(options(rows("a", "b"), {
+          afterRow: (index) => Promise.resolve(void events.push(`after ${index}`)),
+          process: async (row, index, _logger, progress) => {
+            events.push(`start ${index}`);
+            progress.tabGivenBack();
+            await sleep(10);
+            events.push(`saved ${index}`);
+            return { file: `${row.name}.pdf` };
+          },
+        }));
+        assert.deepEqual(events, ["start 1", "saved 1", "after 1", "start 2", "saved 2"]);
+      },
+    );
+
     await t.step("concurrency 3: the stop file while rows run stops them through requestStop", async () => {
       await fresh();
       const controller = new AbortController();
