@@ -24,6 +24,7 @@ import { memorySection, runMemory } from "./harness/memory_run.ts";
 import { modesSection, runModes } from "./harness/modes_run.ts";
 import { formatSpread } from "./harness/markdown.ts";
 import { spread } from "./harness/stats.ts";
+import { cpuSplit, pinProcess } from "./harness/cpu_pinning.ts";
 import { probeTsa, runTsaCost, type TsaCostResult, tsaCostSections } from "./harness/tsa_cost_run.ts";
 
 // `deno bench` also loads every *_bench.ts file: only run when started as the main module.
@@ -198,7 +199,21 @@ async function tsaCost(
   progress: (line: string) => void,
 ): Promise<string[]> {
   // RSA 2048 keys, as most public TSAs have; one openssl ts -reply a request.
-  const probe = await probeTsa(startTestTsa, 20);
+  let startTsa = startTestTsa;
+  const split = options.tsaOwnCpu ? cpuSplit(navigator.hardwareConcurrency) : undefined;
+  if (split !== undefined) {
+    // The jobs and their browsers, started from here, inherit the bench's CPUs; the TSA is moved apart.
+    await pinProcess(Deno.pid, split.rest);
+    startTsa = async () => {
+      const tsa = await startTestTsa();
+      await pinProcess(tsa.pid, split.apart);
+      return tsa;
+    };
+    progress(
+      `test TSA on CPU ${split.apart}, the bench, its sandbox, the jobs and their browsers on CPU ${split.rest}`,
+    );
+  }
+  const probe = await probeTsa(startTsa, 20);
   progress(`test TSA: ${probe.roundTripMs.median.toFixed(1)} ms a round trip without delay`);
   const results: TsaCostResult[] = [];
   for (const concurrency of options.tsaConcurrency) {
@@ -209,13 +224,13 @@ async function tsaCost(
           rounds: options.rounds,
           concurrency,
           dir: workDir,
-          startTsa: startTestTsa,
+          startTsa,
           progress,
         }),
       );
     }
   }
-  return tsaCostSections(results, probe);
+  return tsaCostSections(results, probe, split);
 }
 
 /** Prints the report (and writes it to `--report`); returns the exit code. */

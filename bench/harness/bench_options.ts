@@ -62,6 +62,11 @@ export interface BenchOptions {
   tsaRows: number;
   /** The tab counts of the `--tsa-cost-only` runs (`--tsa-concurrency`, repeatable; default 4 and 1). */
   tsaConcurrency: number[];
+  /**
+   * `--tsa-own-cpu`: the test TSA works on the host's last CPU and all else (the bench with its sandbox, the
+   * jobs, their browsers) on the others, as a real authority works on a host of its own.
+   */
+  tsaOwnCpu: boolean;
 }
 
 /** Usage text. */
@@ -70,7 +75,7 @@ export const USAGE =
                 [--concurrency-rows N] [--skip-concurrency] [--skip-pool] [--modes-rows N] [--skip-modes]
                 [--cost-rows N] [--cost-of FLAG]... [--skip-costs] [--report FILE] [--floor-only] [--costs-only]
                 [--browsers-only] [--browsers-rows N] [--tsa-cost-only] [--tsa-rows N]
-                [--tsa-concurrency N]...
+                [--tsa-concurrency N]... [--tsa-own-cpu]
   --rows N          rows per side-by-side run (default 50, at least 2)
   --rounds R        rounds of project/floor runs, alternating (default 3)
   --memory-rows N   rows of the project's Job B memory run (default 1000)
@@ -97,7 +102,9 @@ export const USAGE =
                     plain, --provenance and --tsa-url against a test TSA answering in 50 and 500 ms
                     (fixtures/tsa.ts, started by the bench), --rounds rounds (e.g. --rounds 5, ~20 min)
   --tsa-rows N      rows of each --tsa-cost-only run (default 40)
-  --tsa-concurrency N  the --concurrency of the --tsa-cost-only runs (repeatable; default 4 and 1)`;
+  --tsa-concurrency N  the --concurrency of the --tsa-cost-only runs (repeatable; default 4 and 1)
+  --tsa-own-cpu     the test TSA on the host's last CPU, the rest (sandbox, jobs, browsers) on the others
+                    (taskset): the authority's own work then takes none of the job's CPUs, as a real one's`;
 
 /** Parses the command line. @throws {Error} with a one-line message. */
 export function parseBenchOptions(args: string[]): BenchOptions {
@@ -126,6 +133,7 @@ export function parseBenchOptions(args: string[]): BenchOptions {
       "tsa-cost-only": { type: "boolean", default: false },
       "tsa-rows": { type: "string", default: "40" },
       "tsa-concurrency": { type: "string", multiple: true },
+      "tsa-own-cpu": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -156,6 +164,7 @@ export function parseBenchOptions(args: string[]): BenchOptions {
     tsaRows: integer("--tsa-rows", values["tsa-rows"], 2),
     tsaConcurrency: values["tsa-concurrency"]?.map((value) => integer("--tsa-concurrency", value, 1)) ??
       [...TSA_COST_CONCURRENCY],
+    tsaOwnCpu: values["tsa-own-cpu"],
   };
   if (values.report !== undefined) options.reportFile = values.report;
   return options;

@@ -23,6 +23,7 @@ import type { TestTsa } from "../../fixtures/tsa.ts";
 import type { JobKind } from "../../lib/config/option_types.ts";
 import { requestTimestamp } from "../../lib/provenance/timestamp/tsa_client.ts";
 import { alternating } from "./comparison_rounds.ts";
+import type { CpuSplit } from "./cpu_pinning.ts";
 import { benchRows } from "./inputs.ts";
 import { formatSpread, table } from "./markdown.ts";
 import { measureRun, type RunOutcome } from "./measure_run.ts";
@@ -168,7 +169,11 @@ export async function probeTsa(startTsa: () => Promise<TestTsa>, requests: numbe
  * The results as Markdown: the rows per hour and ratios of every job, tab count and delay in one table with the
  * verdict on {@linkcode TSA_TARGET}, then per job and tab count where a row's time goes, and the probe's line.
  */
-export function tsaCostSections(results: readonly TsaCostResult[], probe: TsaProbe): string[] {
+export function tsaCostSections(
+  results: readonly TsaCostResult[],
+  probe: TsaProbe,
+  apart: CpuSplit | undefined,
+): string[] {
   const loads = spread(
     results.flatMap((result) => result.rounds.flatMap((round) => allRuns(round).map((run) => run.load))),
   );
@@ -219,6 +224,11 @@ export function tsaCostSections(results: readonly TsaCostResult[], probe: TsaPro
       "Cells: median over the rounds (min … max); rows per hour from the median span of 10 consecutive PDFs " +
       "(the steady state: the browser's start and close left out); each ratio taken within a round, then its median. " +
       `The 1-minute load average at the runs' starts: ${formatSpread(loads, 2)}.`,
+      ...(apart === undefined ? [] : [
+        "",
+        `CPUs (\`--tsa-own-cpu\`): the test TSA and its openssl processes on CPU ${apart.apart} alone; the bench ` +
+        `with its sandbox, the jobs and their browsers on CPU ${apart.rest}, the plain and --provenance runs too.`,
+      ]),
     ].join("\n"),
     ...results.map(whereTheTimeGoes),
     `The test TSA alone, asked ${probe.requests} times in turn without delay through the jobs' client: ` +
