@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 
@@ -203,12 +204,13 @@ export function parsedToken(contentInfo: pkijs.ContentInfo): ParsedToken {
     throw notAToken(`its content is ${contentInfo.contentType}, not CMS SignedData`);
   }
   const content = contentInfo.content as asn1js.AsnType;
-  let signedData: pkijs.SignedData;
+  let read: { signedData: pkijs.SignedData; certificateBytes: Map<unknown, Uint8Array> };
   try {
-    signedData = new pkijs.SignedData({ schema: content });
+    read = readSignedData(content);
   } catch (error) {
     throw notAToken(`not a CMS SignedData (${messageOf(error)})`);
   }
+  const { signedData, certificateBytes } = read;
   const encapsulated = signedData.encapContentInfo;
   if (encapsulated.eContentType !== ID_CT_TST_INFO) {
     throw notAToken(`its signed content is ${encapsulated.eContentType}, not a TSTInfo`);
@@ -220,24 +222,60 @@ export function parsedToken(contentInfo: pkijs.ContentInfo): ParsedToken {
   } catch (error) {
     throw notAToken(`its TSTInfo cannot be read (${messageOf(error)})`);
   }
-  return { signedData, tstInfo, certificateBytes: certificateBytesOf(signedData, content) };
+  return { signedData, tstInfo, certificateBytes };
 }
 
 /**
- * Each certificate of `signedData` to its bytes in `content` (the `SignedData` as asn1js read it): pkijs reads
- * the elements of `certificates [0]` one for one, in order.
+ * The `SignedData` in `content` (as asn1js read it), and each certificate it carries to its bytes. Its X.509
+ * certificates are read apart and kept for the next token, which an authority signs with the same
+ * certificates: pkijs takes about 1.5 ms to read one (bench/runs/2026-11-28-tsa-cost-3.md). A `certificates`
+ * field that holds anything else is read by pkijs with the rest.
  */
-function certificateBytesOf(signedData: pkijs.SignedData, content: asn1js.AsnType): Map<unknown, Uint8Array> {
-  const fields = (content.valueBlock as { value?: asn1js.AsnType[] }).value ?? [];
+function readSignedData(
+  content: asn1js.AsnType,
+): { signedData: pkijs.SignedData; certificateBytes: Map<unknown, Uint8Array> } {
+  const fields = childrenOf(content);
+  // SignedData ::= SEQUENCE { …, certificates [0] IMPLICIT CertificateSet OPTIONAL, … }
   const set = fields.find((field) => field.idBlock.tagClass === 3 && field.idBlock.tagNumber === 0);
-  const blocks = (set?.valueBlock as { value?: asn1js.AsnType[] } | undefined)?.value ?? [];
-  const certificates = signedData.certificates ?? [];
-  if (blocks.length !== certificates.length) {
-    throw notAToken(`its ${blocks.length} certificates were read as ${certificates.length}`);
+  const blocks = set === undefined ? [] : childrenOf(set);
+  const bytesOf = (certificates: readonly unknown[]) =>
+    new Map(certificates.map((certificate, index) => [certificate, blocks[index]!.valueBeforeDecodeView]));
+  // Certificate ::= SEQUENCE; the CertificateSet's other choices are tagged.
+  if (!blocks.every((block) => block.idBlock.tagClass === 1 && block.idBlock.tagNumber === 16)) {
+    const signedData = new pkijs.SignedData({ schema: content });
+    const certificates = signedData.certificates ?? [];
+    if (blocks.length !== certificates.length) {
+      throw new Error(`its ${blocks.length} certificates were read as ${certificates.length}`);
+    }
+    return { signedData, certificateBytes: bytesOf(certificates) };
   }
-  return new Map(
-    certificates.map((certificate, index) => [certificate, blocks[index]!.valueBeforeDecodeView]),
-  );
+  const rest = new asn1js.Sequence({ value: fields.filter((field) => field !== set) });
+  const signedData = new pkijs.SignedData({ schema: rest });
+  const certificates = blocks.map(knownCertificate);
+  if (set !== undefined) signedData.certificates = certificates;
+  return { signedData, certificateBytes: bytesOf(certificates) };
+}
+
+/** Certificates read so far, by their bytes in base64: a run's authorities sign with a few. */
+const knownCertificates = new Map<string, pkijs.Certificate>();
+const MAX_KNOWN_CERTIFICATES = 32;
+
+/** The certificate `block` is, read once for the same bytes. */
+function knownCertificate(block: asn1js.AsnType): pkijs.Certificate {
+  const bytes = block.valueBeforeDecodeView;
+  const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+  let certificate = knownCertificates.get(key);
+  if (certificate === undefined) {
+    certificate = new pkijs.Certificate({ schema: block });
+    if (knownCertificates.size >= MAX_KNOWN_CERTIFICATES) knownCertificates.clear();
+    knownCertificates.set(key, certificate);
+  }
+  return certificate;
+}
+
+/** The values a constructed asn1js block holds; none for a primitive one. */
+export function childrenOf(block: asn1js.AsnType): asn1js.AsnType[] {
+  return (block.valueBlock as { value?: asn1js.AsnType[] }).value ?? [];
 }
 
 function notAToken(why: string): TokenError {

@@ -16,6 +16,7 @@ import { REDACTED, redactSecrets } from "../../redact.ts";
 import {
   checkParsedToken,
   checkToken,
+  childrenOf,
   parseBer,
   parsedToken,
   SHA256_OID,
@@ -327,10 +328,6 @@ function tokenOf(reply: Uint8Array<ArrayBuffer>, fail: Fail): ReplyToken {
 function derLengths(block: asn1js.AsnType): boolean {
   if (block.lenBlock.isIndefiniteForm || block.lenBlock.warnings.length > 0) return false;
   return !block.idBlock.isConstructed || childrenOf(block).every(derLengths);
-}
-
-function childrenOf(block: asn1js.AsnType): asn1js.AsnType[] {
-  return (block.valueBlock as { value?: asn1js.AsnType[] }).value ?? [];
 }
 
 /** The numbers of the bits set in a BIT STRING's value (bit 0 is the first byte's highest). */

@@ -9,6 +9,8 @@ import { runOpenssl, startTestTsa, type TestTsa, TSA_POLICY, type TsaMode } from
 import {
   checkToken,
   nonceOf,
+  parseBer,
+  parsedToken,
   TokenError,
   type TokenProblem,
 } from "../../../lib/provenance/timestamp/token.ts";
@@ -215,6 +217,21 @@ Deno.test("checkToken on openssl's tokens (RSA)", async (t) => {
         checkToken(swapped, digest),
         isTokenError("signature", /signing-certificate attribute names another certificate/),
       );
+    },
+  );
+
+  await t.step(
+    "two tokens of one authority: its certificates read once, and each token checked",
+    async () => {
+      const other = await opensslToken(tsa, "other printed bytes");
+      const read = [token, other.token].map((bytes) =>
+        parsedToken(new pkijs.ContentInfo({ schema: parseBer(bytes) }))
+      );
+      const [first, second] = read.map(({ signedData }) => signedData.certificates ?? []);
+      assert.equal(first!.length, 2, "the signer's certificate and its CA's (-chain)");
+      assert.ok(first!.every((certificate, i) => certificate === second![i]));
+      assert.equal((await checkToken(other.token, other.digest)).signer, SUBJECT);
+      await assert.rejects(checkToken(other.token, digest), isTokenError("imprint", /other bytes/));
     },
   );
 
