@@ -3,14 +3,14 @@
  * (`fixtures/tsa.ts`, Debian's `openssl ts -reply`), real Chromium. Each saved PDF carries its provenance and,
  * after it, a document timestamp that `verify-pdf --tsa-ca` finds sound; an authority that fails is passed
  * over for the next one; when none grants one, the row fails (kind `timestamp`) with no PDF left, the page not
- * captured again.
+ * captured again. Under `--concurrency`, a row waits for its timestamp without its tab.
  */
 import assert from "node:assert/strict";
 import { startSandbox } from "../../fixtures/sandbox.ts";
-import { startTestTsa } from "../../fixtures/tsa.ts";
+import { HANG, startTestTsa } from "../../fixtures/tsa.ts";
 import type { RunSummary } from "../../lib/run/watch/run_summary.ts";
-import { AMPLE_S } from "../helpers/host_speed.ts";
-import { eachAtOnce, pdfText, runJobProcess, TestFolder } from "../helpers/job_process.ts";
+import { AMPLE_MS, AMPLE_S } from "../helpers/host_speed.ts";
+import { eachAtOnce, pdfText, runJobProcess, TestFolder, waitUntil } from "../helpers/job_process.ts";
 import { portFlags, shipmentFlags } from "../helpers/site_flags.ts";
 
 /** `deno task verify-pdf` on `files`, with `--tsa-ca ca`: its exit code and output. */
@@ -25,7 +25,13 @@ async function verifyPdf(ca: string, files: string[]): Promise<{ code: number; o
 Deno.test("--tsa-url: each PDF timestamped after its provenance; a failing authority passed over; none granting fails the row", async () => {
   await using sandbox = await startSandbox();
   await using tsa = await startTestTsa();
-  await eachAtOnce(["Job B, the first authority down", "Job A", "no authority grants one"], async (name) => {
+  const cases = [
+    "Job B, the first authority down",
+    "Job A",
+    "no authority grants one",
+    "rows at once, timestamps held",
+  ] as const;
+  await eachAtOnce(cases, async (name) => {
     await using dir = await TestFolder.create();
     switch (name) {
       case "Job B, the first authority down": {
@@ -103,6 +109,46 @@ Deno.test("--tsa-url: each PDF timestamped after its provenance; a failing autho
         assert.deepEqual(summary.failuresByKind, { timestamp: 1 });
         // The run does not capture the page again, but the authorities may answer a later run.
         assert.equal(summary.retryable, true);
+        return;
+      }
+      case "rows at once, timestamps held": {
+        // At --concurrency 2 a row gives its tab back once its PDF is printed: while the authority holds every
+        // answer, each lane's next row is printed and asks too, and there it stops (two rows a lane at most).
+        const containers = Array.from({ length: 6 }, (_, i) => `MSCU00000${51 + i}`);
+        const csv = await dir.csv(
+          "c.csv",
+          `container_number,invoice_no\n${containers.map((c, i) => `${c},I${i + 1}`).join("\n")}\n`,
+        );
+        const held = new URL(tsa.urlFor({ delayMs: HANG }));
+        const asked = () => tsa.requests.filter((request) => request.path === held.pathname + held.search);
+        const run = await runJobProcess("port", [
+          csv,
+          dir.out,
+          "T4",
+          // A held answer outlasts the test's wait: a row that kept its tab would not let a third one ask.
+          ...portFlags(sandbox, { "wait-timeout": `${AMPLE_S}`, "http-timeout": `${2 * AMPLE_S}` }),
+          "--concurrency=2",
+          `--tsa-url=${held.href}`,
+        ], {
+          env: dir.env,
+          whileRunning: async () => {
+            try {
+              await waitUntil(() => asked().length === 4, AMPLE_MS, "four timestamps asked at once");
+            } finally {
+              await Deno.writeTextFile(`${dir.out}/stop_T4.txt`, "");
+            }
+          },
+        });
+        assert.equal(run.code, 130, run.stdout + run.stderr);
+        assert.equal(asked().length, 4, "no row past each lane's two");
+        assert.deepEqual(
+          containers.map((c) =>
+            sandbox.requests.port.some((request) => request.form?.containerLocation === c)
+          ),
+          [true, true, true, true, false, false],
+        );
+        // The rows stopped while their timestamps were awaited leave no PDF, not even a partial one.
+        assert.deepEqual([...Deno.readDirSync(dir.out)].map((entry) => entry.name).sort(), ["stop_T4.txt"]);
         return;
       }
     }
