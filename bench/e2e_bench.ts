@@ -217,7 +217,7 @@ async function tsaCost(
   progress(`test TSA: ${probe.roundTripMs.median.toFixed(1)} ms a round trip without delay`);
   const results: TsaCostResult[] = [];
   for (const concurrency of options.tsaConcurrency) {
-    for (const job of ["port", "shipment"] as const) {
+    for (const job of options.tsaJobs) {
       results.push(
         await runTsaCost(sandbox, job, {
           rows: options.tsaRows,

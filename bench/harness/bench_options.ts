@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { COSTED_OPTIONS } from "./option_cost_run.ts";
+import type { JobKind } from "../../lib/config/option_types.ts";
 import { TSA_COST_CONCURRENCY } from "./tsa_cost_run.ts";
 
 /** What the benchmark runs. */
@@ -62,6 +63,8 @@ export interface BenchOptions {
   tsaRows: number;
   /** The tab counts of the `--tsa-cost-only` runs (`--tsa-concurrency`, repeatable; default 4 and 1). */
   tsaConcurrency: number[];
+  /** The jobs of the `--tsa-cost-only` runs (`--tsa-job A|B`; default both, Job B first). */
+  tsaJobs: JobKind[];
   /**
    * `--tsa-own-cpu`: the test TSA works on the host's last CPU and all else (the bench with its sandbox, the
    * jobs, their browsers) on the others, as a real authority works on a host of its own.
@@ -75,7 +78,7 @@ export const USAGE =
                 [--concurrency-rows N] [--skip-concurrency] [--skip-pool] [--modes-rows N] [--skip-modes]
                 [--cost-rows N] [--cost-of FLAG]... [--skip-costs] [--report FILE] [--floor-only] [--costs-only]
                 [--browsers-only] [--browsers-rows N] [--tsa-cost-only] [--tsa-rows N]
-                [--tsa-concurrency N]... [--tsa-own-cpu]
+                [--tsa-concurrency N]... [--tsa-job A|B] [--tsa-own-cpu]
   --rows N          rows per side-by-side run (default 50, at least 2)
   --rounds R        rounds of project/floor runs, alternating (default 3)
   --memory-rows N   rows of the project's Job B memory run (default 1000)
@@ -103,6 +106,7 @@ export const USAGE =
                     (fixtures/tsa.ts, started by the bench), --rounds rounds (e.g. --rounds 5, ~20 min)
   --tsa-rows N      rows of each --tsa-cost-only run (default 40)
   --tsa-concurrency N  the --concurrency of the --tsa-cost-only runs (repeatable; default 4 and 1)
+  --tsa-job A|B     only that job's --tsa-cost-only runs (default both)
   --tsa-own-cpu     the test TSA on the host's last CPU, the rest (sandbox, jobs, browsers) on the others
                     (taskset): the authority's own work then takes none of the job's CPUs, as a real one's`;
 
@@ -134,6 +138,7 @@ export function parseBenchOptions(args: string[]): BenchOptions {
       "tsa-rows": { type: "string", default: "40" },
       "tsa-concurrency": { type: "string", multiple: true },
       "tsa-own-cpu": { type: "boolean", default: false },
+      "tsa-job": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -164,6 +169,7 @@ export function parseBenchOptions(args: string[]): BenchOptions {
     tsaRows: integer("--tsa-rows", values["tsa-rows"], 2),
     tsaConcurrency: values["tsa-concurrency"]?.map((value) => integer("--tsa-concurrency", value, 1)) ??
       [...TSA_COST_CONCURRENCY],
+    tsaJobs: tsaJobs(values["tsa-job"]),
     tsaOwnCpu: values["tsa-own-cpu"],
   };
   if (values.report !== undefined) options.reportFile = values.report;
@@ -179,6 +185,14 @@ function costedOptions(given: string[] | undefined): string[] {
     }
   }
   return given ?? known;
+}
+
+/** The `--tsa-job` value's job, or both (Job B first) when none is given. */
+function tsaJobs(given: string | undefined): JobKind[] {
+  if (given === undefined) return ["port", "shipment"];
+  const job = ({ A: "shipment", B: "port" } as const)[given.toUpperCase() as "A" | "B"];
+  if (job === undefined) throw new Error(`--tsa-job must be A or B, got ${given}`);
+  return [job];
 }
 
 /** Thrown for `--help`. */
