@@ -3,7 +3,7 @@
  * (docs/chromium_notes.md#no-memory-growth-over-a-long-run), and replaces what dies: a tab whose renderer
  * crashed or whose page stopped answering, or the whole browser when it is gone. So a crash costs the rows
  * that were really in it, not the next row nor the rest of the file. Each row works in a tab of its own for
- * as long as it runs: one tab by default, one per row in progress under `--concurrency`.
+ * as long as it works in it (until its PDF is printed): one tab by default, one per lane under `--concurrency`.
  *
  * @module
  */
@@ -81,7 +81,7 @@ export class BrowserSupervisor implements AsyncDisposable {
 
   /**
    * Runs `work` in a tab of a working browser that no other row uses meanwhile (a browser has a tab for each
-   * row in progress, `BrowserOptions.tabs`), given with its browser; then tells `use` what the tab refused. When `work` fails, the
+   * lane of rows, `BrowserOptions.tabs`), given with its browser; then tells `use` what the tab refused. When `work` fails, the
    * tab is proven healthy or replaced before another row gets it, and the browser is replaced when it is gone
    * (once for all the rows that were using it); the other tabs' rows go on. A failure that was the first sign
    * of the tab's crash is rethrown as the crash ({@linkcode TabGoneError}, the failure as its cause;

@@ -21,7 +21,7 @@ import { UrlPolicy } from "../browser/guard/url_policy.ts";
 /**
  * The run's browsers: `--browsers` slots (1 by default), each a supervisor of its own browser, the configured
  * executable (found lazily, so `--browser-url` needs none) or a session at `--browser-url`, under the run's URL
- * policy and stop signal, with its share of a tab per row in progress (`--concurrency`); dialogs dismissed
+ * policy and stop signal, with its share of a tab per lane of rows (`--concurrency`); dialogs dismissed
  * outside a row are logged as warnings. A browser pool's URL gets `timeout=` when it has none (the session
  * limit is logged now, a warning when it is short), and the pool is waited for under its own deadline, which
  * the stop file ends too. With more than one browser, each one's lines name it (`Browser 2 …`), and a
