@@ -226,34 +226,93 @@ export function parsedToken(contentInfo: pkijs.ContentInfo): ParsedToken {
 }
 
 /**
- * The `SignedData` in `content` (as asn1js read it), and each certificate it carries to its bytes. Its X.509
- * certificates are read apart and kept for the next token, which an authority signs with the same
- * certificates: pkijs takes about 1.5 ms to read one (bench/runs/2026-11-28-tsa-cost-3.md). A `certificates`
- * field that holds anything else is read by pkijs with the rest.
+ * The `SignedData` in `content` (as asn1js read it), and each certificate it carries to its bytes.
+ *
+ * pkijs reads each of its fields, but not the whole at once: its schema of a whole `SignedData` (every kind of
+ * certificate and revocation list a CMS message may carry) takes about 3 ms to build, each time, for a token
+ * that carries X.509 certificates only (bench/runs/2026-11-28-tsa-cost-4.md). Its X.509 certificates are read apart and
+ * kept for the next token, which an authority signs with the same certificates: pkijs takes about 1.5 ms to
+ * read one. A `SignedData` of any other shape (revocation lists, certificates of another kind) is read whole
+ * by pkijs.
  */
 function readSignedData(
   content: asn1js.AsnType,
 ): { signedData: pkijs.SignedData; certificateBytes: Map<unknown, Uint8Array> } {
-  const fields = childrenOf(content);
-  // SignedData ::= SEQUENCE { …, certificates [0] IMPLICIT CertificateSet OPTIONAL, … }
-  const set = fields.find((field) => field.idBlock.tagClass === 3 && field.idBlock.tagNumber === 0);
-  const blocks = set === undefined ? [] : childrenOf(set);
-  const bytesOf = (certificates: readonly unknown[]) =>
-    new Map(certificates.map((certificate, index) => [certificate, blocks[index]!.valueBeforeDecodeView]));
-  // Certificate ::= SEQUENCE; the CertificateSet's other choices are tagged.
-  if (!blocks.every((block) => block.idBlock.tagClass === 1 && block.idBlock.tagNumber === 16)) {
+  const fields = signedDataFields(content);
+  if (fields === undefined) {
     const signedData = new pkijs.SignedData({ schema: content });
+    const blocks = certificateBlocks(childrenOf(content));
     const certificates = signedData.certificates ?? [];
     if (blocks.length !== certificates.length) {
       throw new Error(`its ${blocks.length} certificates were read as ${certificates.length}`);
     }
-    return { signedData, certificateBytes: bytesOf(certificates) };
+    return { signedData, certificateBytes: bytesOf(certificates, blocks) };
   }
-  const rest = new asn1js.Sequence({ value: fields.filter((field) => field !== set) });
-  const signedData = new pkijs.SignedData({ schema: rest });
-  const certificates = blocks.map(knownCertificate);
-  if (set !== undefined) signedData.certificates = certificates;
-  return { signedData, certificateBytes: bytesOf(certificates) };
+  const certificates = fields.certificates?.map(knownCertificate);
+  const signedData = new pkijs.SignedData({
+    version: fields.version.valueBlock.valueDec,
+    digestAlgorithms: childrenOf(fields.digestAlgorithms).map((schema) =>
+      new pkijs.AlgorithmIdentifier({ schema })
+    ),
+    encapContentInfo: new pkijs.EncapsulatedContentInfo({ schema: fields.encapContentInfo }),
+    signerInfos: childrenOf(fields.signerInfos).map((schema) => new pkijs.SignerInfo({ schema })),
+    ...(certificates === undefined ? {} : { certificates }),
+  });
+  return { signedData, certificateBytes: bytesOf(certificates ?? [], fields.certificates ?? []) };
+}
+
+/**
+ * The fields of a `SignedData` that carries X.509 certificates only and no revocation lists, by their place:
+ * `SEQUENCE { version INTEGER, digestAlgorithms SET, encapContentInfo SEQUENCE, certificates [0] IMPLICIT SET
+ * OF Certificate OPTIONAL, signerInfos SET }`; `undefined` for any other shape.
+ */
+function signedDataFields(content: asn1js.AsnType): {
+  version: asn1js.Integer;
+  digestAlgorithms: asn1js.Set;
+  encapContentInfo: asn1js.Sequence;
+  certificates?: asn1js.AsnType[];
+  signerInfos: asn1js.Set;
+} | undefined {
+  if (!(content instanceof asn1js.Sequence)) return undefined;
+  const fields = childrenOf(content);
+  const [version, digestAlgorithms, encapContentInfo] = fields;
+  const signerInfos = fields.at(-1);
+  const between = fields.slice(3, -1);
+  if (
+    !(version instanceof asn1js.Integer) || !(digestAlgorithms instanceof asn1js.Set) ||
+    !(encapContentInfo instanceof asn1js.Sequence) || !(signerInfos instanceof asn1js.Set) ||
+    between.length > 1
+  ) return undefined;
+  const [set] = between;
+  if (set === undefined) return { version, digestAlgorithms, encapContentInfo, signerInfos };
+  const certificates = certificateBlocks([set]);
+  if (!isContextTag(set, 0) || !certificates.every(isX509Certificate)) return undefined;
+  return { version, digestAlgorithms, encapContentInfo, certificates, signerInfos };
+}
+
+/** The values of the `certificates` field (`[0]`) among a `SignedData`'s `fields`; none without it. */
+function certificateBlocks(fields: readonly asn1js.AsnType[]): asn1js.AsnType[] {
+  const set = fields.find((field) => isContextTag(field, 0));
+  return set === undefined ? [] : childrenOf(set);
+}
+
+function isContextTag(block: asn1js.AsnType, tagNumber: number): boolean {
+  return block.idBlock.tagClass === 3 && block.idBlock.tagNumber === tagNumber && block.idBlock.isConstructed;
+}
+
+/** Certificate ::= SEQUENCE; the CertificateSet's other choices are tagged. */
+function isX509Certificate(block: asn1js.AsnType): boolean {
+  return block.idBlock.tagClass === 1 && block.idBlock.tagNumber === 16;
+}
+
+/** Each of `certificates` to the bytes of its block in `blocks` (the same order). */
+function bytesOf(
+  certificates: readonly unknown[],
+  blocks: readonly asn1js.AsnType[],
+): Map<unknown, Uint8Array> {
+  return new Map(
+    certificates.map((certificate, index) => [certificate, blocks[index]!.valueBeforeDecodeView]),
+  );
 }
 
 /** Certificates read so far, by their bytes in base64: a run's authorities sign with a few. */

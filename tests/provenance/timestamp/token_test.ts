@@ -4,6 +4,7 @@
 // are no token; RSA and ECDSA signers.
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { runOpenssl, startTestTsa, type TestTsa, TSA_POLICY, type TsaMode } from "../../../fixtures/tsa.ts";
 import {
@@ -123,22 +124,32 @@ async function withSwappedCertificate(tsa: TestTsa, token: Uint8Array<ArrayBuffe
       atob(pem.replace(/-----[A-Z ]+-----|\s+/g, "")),
       (char) => char.charCodeAt(0),
     );
-    const contentInfo = pkijs.ContentInfo.fromBER(token);
-    const signedData = new pkijs.SignedData({ schema: contentInfo.content });
     const isTsa = (carried: unknown) =>
       carried instanceof pkijs.Certificate && carried.serialNumber.toBigInt() === BigInt(`0x${serial}`);
-    assert.equal(signedData.certificates?.filter(isTsa).length, 1);
-    signedData.certificates = signedData.certificates!.map((carried) =>
-      isTsa(carried) ? pkijs.Certificate.fromBER(der) : carried
-    );
-    const swapped = new pkijs.ContentInfo({
-      contentType: contentInfo.contentType,
-      content: signedData.toSchema(true),
+    return reshaped(token, (signedData) => {
+      assert.equal(signedData.certificates?.filter(isTsa).length, 1);
+      signedData.certificates = signedData.certificates!.map((carried) =>
+        isTsa(carried) ? pkijs.Certificate.fromBER(der) : carried
+      );
     });
-    return new Uint8Array(swapped.toSchema().toBER());
   } finally {
     await Deno.remove(folder, { recursive: true });
   }
+}
+
+/** `token` encoded again after `change` to its `SignedData` (as pkijs reads it whole): its signature untouched. */
+function reshaped(
+  token: Uint8Array<ArrayBuffer>,
+  change: (signedData: pkijs.SignedData) => void,
+): Uint8Array {
+  const contentInfo = pkijs.ContentInfo.fromBER(token);
+  const signedData = new pkijs.SignedData({ schema: contentInfo.content });
+  change(signedData);
+  const changed = new pkijs.ContentInfo({
+    contentType: contentInfo.contentType,
+    content: signedData.toSchema(true),
+  });
+  return new Uint8Array(changed.toSchema().toBER());
 }
 
 Deno.test("checkToken on openssl's tokens (RSA)", async (t) => {
@@ -232,6 +243,30 @@ Deno.test("checkToken on openssl's tokens (RSA)", async (t) => {
       assert.ok(first!.every((certificate, i) => certificate === second![i]));
       assert.equal((await checkToken(other.token, other.digest)).signer, SUBJECT);
       await assert.rejects(checkToken(other.token, digest), isTokenError("imprint", /other bytes/));
+    },
+  );
+
+  await t.step(
+    "tokens of other shapes: with a revocation list it holds (pkijs reads it whole); without certificates, a " +
+      "signature error",
+    async () => {
+      const withRevocations = reshaped(token, (signedData) => {
+        signedData.crls = [
+          new pkijs.OtherRevocationInfoFormat({
+            otherRevInfoFormat: "2.999.1",
+            otherRevInfo: new asn1js.Null(),
+          }),
+        ];
+      });
+      assert.notDeepEqual(withRevocations, token);
+      const facts = await checkToken(withRevocations, digest);
+      assert.equal(facts.signer, SUBJECT);
+      await assert.rejects(
+        checkToken(withRevocations, new Uint8Array(32)),
+        isTokenError("imprint", /other bytes/),
+      );
+      const withoutCertificates = reshaped(token, (signedData) => delete signedData.certificates);
+      await assert.rejects(checkToken(withoutCertificates, digest), isTokenError("signature", /./));
     },
   );
 
