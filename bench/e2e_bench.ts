@@ -224,6 +224,8 @@ async function tsaCost(
           rounds: options.rounds,
           concurrency,
           dir: workDir,
+          judgedOnly: options.tsaJudgedOnly,
+          ...(split === undefined ? {} : { jobCpus: split.rest }),
           startTsa,
           progress,
         }),

@@ -70,6 +70,8 @@ export interface BenchOptions {
    * jobs, their browsers) on the others, as a real authority works on a host of its own.
    */
   tsaOwnCpu: boolean;
+  /** `--tsa-judged-only`: each round only plain and `--tsa-url` at 50 ms, the sides the requirement compares. */
+  tsaJudgedOnly: boolean;
 }
 
 /** Usage text. */
@@ -79,6 +81,7 @@ export const USAGE =
                 [--cost-rows N] [--cost-of FLAG]... [--skip-costs] [--report FILE] [--floor-only] [--costs-only]
                 [--browsers-only] [--browsers-rows N] [--tsa-cost-only] [--tsa-rows N]
                 [--tsa-concurrency N]... [--tsa-job A|B] [--tsa-own-cpu]
+                [--tsa-judged-only]
   --rows N          rows per side-by-side run (default 50, at least 2)
   --rounds R        rounds of project/floor runs, alternating (default 3)
   --memory-rows N   rows of the project's Job B memory run (default 1000)
@@ -108,6 +111,8 @@ export const USAGE =
   --tsa-concurrency N  the --concurrency of the --tsa-cost-only runs (repeatable; default 4 and 1)
   --tsa-job A|B     only that job's --tsa-cost-only runs (default both)
   --tsa-own-cpu     the test TSA on the host's last CPU, the rest (sandbox, jobs, browsers) on the others
+  --tsa-judged-only each round only plain and --tsa-url at 50 ms (the requirement's two sides): more rounds
+                    in the same time
                     (taskset): the authority's own work then takes none of the job's CPUs, as a real one's`;
 
 /** Parses the command line. @throws {Error} with a one-line message. */
@@ -138,6 +143,7 @@ export function parseBenchOptions(args: string[]): BenchOptions {
       "tsa-rows": { type: "string", default: "40" },
       "tsa-concurrency": { type: "string", multiple: true },
       "tsa-own-cpu": { type: "boolean", default: false },
+      "tsa-judged-only": { type: "boolean", default: false },
       "tsa-job": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -171,6 +177,7 @@ export function parseBenchOptions(args: string[]): BenchOptions {
       [...TSA_COST_CONCURRENCY],
     tsaJobs: tsaJobs(values["tsa-job"]),
     tsaOwnCpu: values["tsa-own-cpu"],
+    tsaJudgedOnly: values["tsa-judged-only"],
   };
   if (values.report !== undefined) options.reportFile = values.report;
   return options;

@@ -8,3 +8,8 @@ Deno.test("parseBenchOptions: --tsa-job picks one job's --tsa-cost-only runs, bo
   assert.throws(() => parseBenchOptions(["--tsa-job", "C"]), /--tsa-job must be A or B, got C/);
   assert.equal(parseBenchOptions(["--tsa-own-cpu"]).tsaOwnCpu, true);
 });
+
+Deno.test("parseBenchOptions: --tsa-judged-only keeps the requirement's two sides, all four by default", () => {
+  assert.equal(parseBenchOptions([]).tsaJudgedOnly, false);
+  assert.equal(parseBenchOptions(["--tsa-judged-only"]).tsaJudgedOnly, true);
+});
