@@ -27,6 +27,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import type * as PdfLibModule from "@cantoo/pdf-lib";
 import type { PDFArray, PDFContext, PDFDict, PDFObject, PDFRef } from "@cantoo/pdf-lib";
@@ -582,5 +583,5 @@ function signedDigest(pdf: Uint8Array, update: Update): Uint8Array {
 
 /** `bytes` in lowercase hex. */
 function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 }
