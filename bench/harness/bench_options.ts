@@ -111,9 +111,9 @@ export const USAGE =
   --tsa-concurrency N  the --concurrency of the --tsa-cost-only runs (repeatable; default 4 and 1)
   --tsa-job A|B     only that job's --tsa-cost-only runs (default both)
   --tsa-own-cpu     the test TSA on the host's last CPU, the rest (sandbox, jobs, browsers) on the others
+                    (taskset): the authority's own work then takes none of the job's CPUs, as a real one's
   --tsa-judged-only each round only plain and --tsa-url at 50 ms (the requirement's two sides): more rounds
-                    in the same time
-                    (taskset): the authority's own work then takes none of the job's CPUs, as a real one's`;
+                    in the same time`;
 
 /** Parses the command line. @throws {Error} with a one-line message. */
 export function parseBenchOptions(args: string[]): BenchOptions {

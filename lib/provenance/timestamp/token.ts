@@ -230,10 +230,10 @@ export function parsedToken(contentInfo: pkijs.ContentInfo): ParsedToken {
  *
  * pkijs reads each of its fields, but not the whole at once: its schema of a whole `SignedData` (every kind of
  * certificate and revocation list a CMS message may carry) takes about 3 ms to build, each time, for a token
- * that carries X.509 certificates only (bench/runs/2026-11-28-tsa-cost-4.md). Its X.509 certificates are read apart and
- * kept for the next token, which an authority signs with the same certificates: pkijs takes about 1.5 ms to
- * read one. A `SignedData` of any other shape (revocation lists, certificates of another kind) is read whole
- * by pkijs.
+ * that carries X.509 certificates only (bench/runs/2026-11-28-tsa-cost-4.md). Its X.509 certificates are read
+ * apart and kept for the next token, which an authority signs with the same certificates: pkijs takes about
+ * 1.5 ms to read one. A `SignedData` of any other shape (revocation lists, certificates of another kind) is
+ * read whole by pkijs.
  */
 function readSignedData(
   content: asn1js.AsnType,
